@@ -1,0 +1,192 @@
+package contract
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Code narrows a category (error codes) or names a non-fatal condition (warning codes). The set is
+// open: agents must tolerate unknown codes by falling back to the category. Codes are stable
+// kebab-case strings once shipped; every code mcec emits is a constant below and is documented in
+// docs/contract.md and the agent guidance.
+type Code string
+
+// Error codes, grouped by the category they belong to (see codeCategory).
+const (
+	// timeout
+	CodeWaitConditionTimeout Code = "wait-condition-timeout"
+	CodeSendCommandTimeout   Code = "send-command-timeout"
+	CodeAppNotResponding     Code = "app-not-responding"
+	CodeConsentTimeout       Code = "consent-timeout"
+
+	// stale-element
+	CodeElementStale Code = "element-stale"
+	CodeWindowClosed Code = "window-closed"
+
+	// no-target
+	CodeWindowNotFound   Code = "window-not-found"
+	CodeElementNotFound  Code = "element-not-found"
+	CodeNoAccessibleTree Code = "no-accessible-tree"
+	CodeOCRNoText        Code = "ocr-no-text"
+
+	// invalid-argument
+	CodeBadArguments         Code = "bad-arguments"
+	CodeRegionTooLarge       Code = "region-too-large"
+	CodeRegionOutOfBounds    Code = "region-out-of-bounds"
+	CodeActionUnknown        Code = "action-unknown"
+	CodePatternUnsupported   Code = "pattern-unsupported"
+	CodeLaunchPathMissing    Code = "launch-path-missing"
+	CodeRecordingInProgress  Code = "recording-in-progress"
+	CodeNoRecording          Code = "no-recording"
+	CodeUnknownSession       Code = "unknown-session"
+	CodeUnknownCondition     Code = "unknown-condition"
+	CodeWindowsNoCriteria    Code = "windows-no-criteria"
+	CodeClipboardTextMissing Code = "clipboard-text-missing"
+	CodeUnknownCommand       Code = "unknown-command"
+
+	// capture-blank
+	CodeFrameAllBlack    Code = "frame-all-black"
+	CodeFrameMostlyBlank Code = "frame-mostly-blank"
+
+	// focus
+	CodeFocusNotConfirmed Code = "focus-not-confirmed"
+	CodeFocusNotSet       Code = "focus-not-set"
+
+	// elevation
+	CodeTargetElevated Code = "target-elevated"
+
+	// foreground
+	CodeForegroundNotSet Code = "foreground-not-set"
+
+	// internal
+	CodeUnhandledException        Code = "unhandled-exception"
+	CodeAtspiUnavailable          Code = "atspi-unavailable"
+	CodeDisplayUnavailable        Code = "display-unavailable"
+	CodeInvokeFaulted             Code = "invoke-faulted"
+	CodeCaptureFailed             Code = "capture-failed"
+	CodeLaunchFailed              Code = "launch-failed"
+	CodeOCRUnavailable            Code = "ocr-unavailable"
+	CodeRecordNoFrames            Code = "record-no-frames"
+	CodeRecordWriteFailed         Code = "record-write-failed"
+	CodeAgentCommandsDisabled     Code = "agent-commands-disabled"
+	CodeCommandDisabled           Code = "command-disabled"
+	CodeCommandDropped            Code = "command-dropped"
+	CodeEmergencyStopped          Code = "emergency-stopped"
+	CodeConsentDenied             Code = "consent-denied"
+	CodeConsentPending            Code = "consent-pending"
+	CodeConsentUnavailable        Code = "consent-unavailable"
+	CodeProvisioningNotAuthorized Code = "provisioning-not-authorized"
+	CodeProvisioningFailed        Code = "provisioning-failed"
+	CodeSessionTokenInvalid       Code = "session-token-invalid"
+)
+
+// selectorMatchedPrefix starts the ambiguous-selector code; the literal match count follows.
+const selectorMatchedPrefix = "selector-matched-"
+
+// SelectorMatched returns the ambiguous-selector code for n matches, e.g. "selector-matched-3".
+func SelectorMatched(n int) Code { return Code(selectorMatchedPrefix + strconv.Itoa(n)) }
+
+// Warning codes: the call still succeeded (or failed for another reason), but the agent should know.
+const (
+	WarnMinimizedWindow             Code = "minimized-window"
+	WarnTreeTruncated               Code = "tree-truncated"
+	WarnRegionClamped               Code = "region-clamped"
+	WarnCaptureFallback             Code = "capture-fallback"
+	WarnCaptureBlank                Code = "capture-blank"
+	WarnAppNotResponding            Code = "app-not-responding"
+	WarnSecretMasked                Code = "secret-masked"
+	WarnLimitsClamped               Code = "limits-clamped"
+	WarnUnfetchedRecordingDiscarded Code = "unfetched-recording-discarded"
+)
+
+// codeCategory is the one place that says which category each known error code belongs to.
+var codeCategory = map[Code]Category{
+	CodeWaitConditionTimeout: Timeout,
+	CodeSendCommandTimeout:   Timeout,
+	CodeAppNotResponding:     Timeout,
+	CodeConsentTimeout:       Timeout,
+
+	CodeElementStale: StaleElement,
+	CodeWindowClosed: StaleElement,
+
+	CodeWindowNotFound:   NoTarget,
+	CodeElementNotFound:  NoTarget,
+	CodeNoAccessibleTree: NoTarget,
+	CodeOCRNoText:        NoTarget,
+
+	CodeBadArguments:         InvalidArgument,
+	CodeRegionTooLarge:       InvalidArgument,
+	CodeRegionOutOfBounds:    InvalidArgument,
+	CodeActionUnknown:        InvalidArgument,
+	CodePatternUnsupported:   InvalidArgument,
+	CodeLaunchPathMissing:    InvalidArgument,
+	CodeRecordingInProgress:  InvalidArgument,
+	CodeNoRecording:          InvalidArgument,
+	CodeUnknownSession:       InvalidArgument,
+	CodeUnknownCondition:     InvalidArgument,
+	CodeWindowsNoCriteria:    InvalidArgument,
+	CodeClipboardTextMissing: InvalidArgument,
+	CodeUnknownCommand:       InvalidArgument,
+
+	CodeFrameAllBlack:    CaptureBlank,
+	CodeFrameMostlyBlank: CaptureBlank,
+
+	CodeFocusNotConfirmed: Focus,
+	CodeFocusNotSet:       Focus,
+
+	CodeTargetElevated: Elevation,
+
+	CodeForegroundNotSet: Foreground,
+
+	CodeUnhandledException:        Internal,
+	CodeAtspiUnavailable:          Internal,
+	CodeDisplayUnavailable:        Internal,
+	CodeInvokeFaulted:             Internal,
+	CodeCaptureFailed:             Internal,
+	CodeLaunchFailed:              Internal,
+	CodeOCRUnavailable:            Internal,
+	CodeRecordNoFrames:            Internal,
+	CodeRecordWriteFailed:         Internal,
+	CodeAgentCommandsDisabled:     Internal,
+	CodeCommandDisabled:           Internal,
+	CodeCommandDropped:            Internal,
+	CodeEmergencyStopped:          Internal,
+	CodeConsentDenied:             Internal,
+	CodeConsentPending:            Internal,
+	CodeConsentUnavailable:        Internal,
+	CodeProvisioningNotAuthorized: Internal,
+	CodeProvisioningFailed:        Internal,
+	CodeSessionTokenInvalid:       Internal,
+}
+
+// CategoryOf returns the category a known error code belongs to. selector-matched-N codes are
+// ambiguous-selector. ok is false for codes this package does not know.
+func CategoryOf(code Code) (Category, bool) {
+	if c, ok := codeCategory[code]; ok {
+		return c, true
+	}
+	if n, found := strings.CutPrefix(string(code), selectorMatchedPrefix); found {
+		if _, err := strconv.Atoi(n); err == nil {
+			return AmbiguousSelector, true
+		}
+	}
+	return Category{}, false
+}
+
+// ErrorCodes lists every known error code (selector-matched-N excluded), for docs and coverage tests.
+func ErrorCodes() []Code {
+	out := make([]Code, 0, len(codeCategory))
+	for c := range codeCategory {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// WarningCodes lists every known warning code.
+func WarningCodes() []Code {
+	return []Code{WarnMinimizedWindow, WarnTreeTruncated, WarnRegionClamped, WarnCaptureFallback,
+		WarnCaptureBlank, WarnAppNotResponding, WarnSecretMasked, WarnLimitsClamped,
+		WarnUnfetchedRecordingDiscarded}
+}
