@@ -1,0 +1,190 @@
+// Package catalog holds mcec's tool descriptors: one per tool, with its name, description, input
+// schema, MCP annotations and handler. Transports and the dispatcher read the catalog; tools fill
+// it. The catalog imports no tool.
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/session"
+)
+
+// Annotations are the MCP tool annotations; they must match what the tool does.
+type Annotations struct {
+	ReadOnly    bool // the tool does not change the desktop
+	Destructive bool // the tool may change or destroy state irreversibly
+	Idempotent  bool // repeating the call with the same arguments has no further effect
+	OpenWorld   bool // the tool reaches beyond mcec (the desktop's applications)
+}
+
+// Call is one invocation as a handler sees it.
+type Call struct {
+	// Session is the session the call runs in. It is nil for tools that manage sessions
+	// themselves (Tool.ManagesSessions), which read RequestedSessionID instead.
+	Session *session.Session
+	// RequestedSessionID is the sessionId argument as given ("" when absent).
+	RequestedSessionID string
+}
+
+// Image is a PNG a tool returns for transports that can carry images (MCP image blocks).
+type Image struct {
+	Data     []byte
+	MIMEType string
+}
+
+// Response is a handler's outcome. On success Result is the tool's result object. Warnings ride
+// on failures too: a handler may return a non-nil Response together with an error.
+type Response struct {
+	Result   any
+	Warnings []contract.Warning
+	// Image is sent as an extra MCP image block next to the envelope.
+	Image *Image
+	// Observation, when set, becomes the session's last good observation (never base64).
+	Observation any
+	// Session rebinds the envelope to another session (session-start answers in the new one).
+	Session *session.Session
+}
+
+// Handler runs a tool with raw arguments (sessionId already removed). It returns a
+// *contract.Error (possibly wrapped) for tool failures; any other error is internal.
+type Handler func(ctx context.Context, call *Call, args json.RawMessage) (*Response, error)
+
+// Tool is one descriptor.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	// InputSchema is the JSON Schema of the arguments object, sessionId included.
+	InputSchema json.RawMessage
+	Annotations Annotations
+	Handler     Handler
+	// ManagesSessions tools (session-start/-status/-end) resolve sessionId themselves, so that
+	// ending an ended session can be idempotent instead of failing unknown-session up front.
+	ManagesSessions bool
+}
+
+// Catalog is an ordered set of tools. Build it once at start-up; it is read-only afterwards.
+type Catalog struct {
+	tools []*Tool
+	index map[string]*Tool
+}
+
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// New returns an empty catalog.
+func New() *Catalog { return &Catalog{index: map[string]*Tool{}} }
+
+// Add registers a tool. A bad descriptor is a programmer error found at start-up, so Add panics.
+func (c *Catalog) Add(t *Tool) {
+	switch {
+	case !toolName.MatchString(t.Name):
+		panic(fmt.Sprintf("catalog: invalid tool name %q", t.Name))
+	case c.index[t.Name] != nil:
+		panic(fmt.Sprintf("catalog: duplicate tool %q", t.Name))
+	case t.Handler == nil || len(t.InputSchema) == 0 || t.Description == "":
+		panic(fmt.Sprintf("catalog: tool %q lacks handler, schema or description", t.Name))
+	}
+	c.tools = append(c.tools, t)
+	c.index[t.Name] = t
+}
+
+// Lookup finds a tool by name.
+func (c *Catalog) Lookup(name string) (*Tool, bool) {
+	t, ok := c.index[name]
+	return t, ok
+}
+
+// Tools returns the tools in registration order.
+func (c *Catalog) Tools() []*Tool { return slices.Clone(c.tools) }
+
+// Spec describes a typed tool for Define.
+type Spec[In any] struct {
+	Name            string
+	Title           string
+	Description     string
+	Annotations     Annotations
+	ManagesSessions bool
+	Run             func(ctx context.Context, call *Call, in *In) (*Response, error)
+}
+
+// Define builds a descriptor for a tool whose arguments decode into In. The input schema is
+// derived from In's JSON and jsonschema struct tags (plus sessionId), so schema and code cannot
+// drift. Arguments are checked against the schema, then decoded strictly: a wrong type or an
+// unknown property fails invalid-argument bad-arguments with a detail naming the field.
+func Define[In any](spec Spec[In]) *Tool {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("catalog: schema for %s: %v", spec.Name, err))
+	}
+	if schema.Properties == nil {
+		schema.Properties = map[string]*jsonschema.Schema{}
+	}
+	schema.Properties["sessionId"] = &jsonschema.Schema{Type: "string",
+		Description: "Session to run in; omit for the shared default session."}
+	schema.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("catalog: resolve schema for %s: %v", spec.Name, err))
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("catalog: marshal schema for %s: %v", spec.Name, err))
+	}
+	return &Tool{
+		Name: spec.Name, Title: spec.Title, Description: spec.Description,
+		Annotations: spec.Annotations, InputSchema: raw, ManagesSessions: spec.ManagesSessions,
+		Handler: func(ctx context.Context, call *Call, args json.RawMessage) (*Response, error) {
+			in := new(In)
+			if err := decodeArgs(resolved, args, in); err != nil {
+				return nil, err
+			}
+			return spec.Run(ctx, call, in)
+		},
+	}
+}
+
+// decodeArgs validates args (a JSON object without sessionId) against the tool's schema and
+// decodes them strictly into dst.
+func decodeArgs(resolved *jsonschema.Resolved, args json.RawMessage, dst any) error {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(args, &generic); err != nil {
+		return contract.Errorf(contract.CodeBadArguments, "arguments must be a JSON object: %v", err)
+	}
+	if err := resolved.Validate(generic); err != nil {
+		return contract.Errorf(contract.CodeBadArguments, "%s", schemaErrorDetail(err))
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return contract.Errorf(contract.CodeBadArguments, "argument %q must be %s, got JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
+		}
+		return contract.Errorf(contract.CodeBadArguments, "%v", err)
+	}
+	return nil
+}
+
+// schemaErrorDetail turns the validator's nested message into one line an agent can act on.
+func schemaErrorDetail(err error) string {
+	msg := err.Error()
+	msg = strings.ReplaceAll(msg, "validating root: ", "")
+	msg = strings.ReplaceAll(msg, "validating /properties/", "argument ")
+	if strings.Contains(msg, "additionalProperties") || strings.Contains(msg, "unexpected additional properties") {
+		return "unknown argument: " + msg
+	}
+	return msg
+}

@@ -1,0 +1,98 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mcec/mcec/contract"
+)
+
+type probeArgs struct {
+	Window   string `json:"window,omitempty" jsonschema:"title substring"`
+	MaxDepth *int   `json:"maxDepth,omitempty"`
+	Region   *struct {
+		X int `json:"x"`
+	} `json:"region,omitempty"`
+}
+
+func probeTool() *Tool {
+	return Define(Spec[probeArgs]{
+		Name: "probe", Description: "test tool",
+		Run: func(ctx context.Context, call *Call, in *probeArgs) (*Response, error) {
+			return &Response{Result: in}, nil
+		},
+	})
+}
+
+func TestDefineDecodesAndRejects(t *testing.T) {
+	tool := probeTool()
+	tests := []struct {
+		args    string
+		wantErr string // substring of the detail; "" = success
+	}{
+		{`{}`, ""},
+		{``, ""},
+		{`{"window":"Factory","maxDepth":3}`, ""},
+		{`{"window":5}`, "window"},
+		{`{"maxDepth":"deep"}`, "maxDepth"},
+		{`{"maxdepth":3}`, "maxdepth"},
+		{`[1,2]`, "JSON object"},
+		{`{"region":{"x":"a"}}`, "region"},
+		{`{"region":{"y":1}}`, "y"},
+	}
+	for _, tt := range tests {
+		resp, err := tool.Handler(context.Background(), &Call{}, json.RawMessage(tt.args))
+		if tt.wantErr == "" {
+			if err != nil || resp == nil {
+				t.Errorf("%s: unexpected error %v", tt.args, err)
+			}
+			continue
+		}
+		var ce *contract.Error
+		if !errors.As(err, &ce) || ce.Code != contract.CodeBadArguments {
+			t.Errorf("%s: want bad-arguments, got %v", tt.args, err)
+			continue
+		}
+		if !strings.Contains(ce.Detail, tt.wantErr) {
+			t.Errorf("%s: detail %q does not name %q", tt.args, ce.Detail, tt.wantErr)
+		}
+	}
+}
+
+func TestSchemaHasSessionIDAndNoExtras(t *testing.T) {
+	var s struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Additional json.RawMessage            `json:"additionalProperties"`
+	}
+	if err := json.Unmarshal(probeTool().InputSchema, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Type != "object" || s.Properties["sessionId"] == nil || s.Properties["window"] == nil || len(s.Additional) == 0 {
+		t.Fatalf("schema %s", probeTool().InputSchema)
+	}
+}
+
+func TestAddRejectsBadDescriptors(t *testing.T) {
+	for _, tool := range []*Tool{
+		{Name: "bad name!", Description: "d", InputSchema: []byte(`{}`), Handler: probeTool().Handler},
+		{Name: "nohandler", Description: "d", InputSchema: []byte(`{}`)},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Add(%q) did not panic", tool.Name)
+				}
+			}()
+			New().Add(tool)
+		}()
+	}
+	c := New()
+	c.Add(probeTool())
+	if _, ok := c.Lookup("probe"); !ok || len(c.Tools()) != 1 {
+		t.Fatal("lookup failed")
+	}
+}

@@ -1,0 +1,173 @@
+// Package dispatch is the one path every tool call takes, whatever the transport: it finds the
+// tool, routes the call to its session, runs the handler with panics contained, and turns the
+// outcome into the contract's envelope with the session's memory attached.
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/session"
+)
+
+// ErrUnknownTool is a protocol fault (JSON-RPC error, HTTP 404), not a tool outcome.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// Outcome is an envelope plus what only some transports carry.
+type Outcome struct {
+	Envelope contract.Envelope
+	Image    *catalog.Image
+}
+
+// Dispatcher runs tool calls. It is safe for concurrent use; observation calls run concurrently.
+type Dispatcher struct {
+	catalog  *catalog.Catalog
+	sessions *session.Store
+	log      *slog.Logger
+}
+
+// New returns a dispatcher over a built catalog and a session store.
+func New(cat *catalog.Catalog, sessions *session.Store, log *slog.Logger) *Dispatcher {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Dispatcher{catalog: cat, sessions: sessions, log: log}
+}
+
+// Catalog is the tool catalog the dispatcher serves.
+func (d *Dispatcher) Catalog() *catalog.Catalog { return d.catalog }
+
+// Call runs the named tool with raw JSON arguments. The only error it returns is ErrUnknownTool;
+// every other outcome, including malformed arguments, is an envelope.
+func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage) (Outcome, error) {
+	tool, ok := d.catalog.Lookup(name)
+	if !ok {
+		return Outcome{}, fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	start := time.Now()
+	requested, rest, argErr := splitSessionID(args)
+	call := &catalog.Call{RequestedSessionID: requested}
+	if !tool.ManagesSessions {
+		sess, err := d.sessions.Resolve(requested)
+		if err != nil {
+			env := contract.Failure(requested, contract.Errorf(contract.CodeUnknownSession,
+				"session %q is unknown or has ended; omit sessionId for the default session or call session-start", requested))
+			return Outcome{Envelope: env}, nil
+		}
+		call.Session = sess
+	}
+	var (
+		resp *catalog.Response
+		err  = argErr
+	)
+	if err == nil {
+		resp, err = d.run(ctx, tool, call, rest)
+	}
+	sess := call.Session
+	if resp != nil && resp.Session != nil {
+		sess = resp.Session
+	}
+	out := d.envelope(sess, requested, resp, err)
+	if sess != nil {
+		sess.Record(name, out.Envelope.OK(), out.Envelope.Err())
+	}
+	d.log.Debug("tool call", "tool", name, "session", out.Envelope.SessionID(), "ok", out.Envelope.OK(),
+		"code", codeOf(out.Envelope), "ms", time.Since(start).Milliseconds())
+	return out, nil
+}
+
+// run calls the handler and contains panics: one broken call never takes the server down.
+func (d *Dispatcher) run(ctx context.Context, tool *catalog.Tool, call *catalog.Call, args json.RawMessage) (resp *catalog.Response, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("tool panicked", "tool", tool.Name, "panic", p, "stack", string(debug.Stack()))
+			resp, err = nil, contract.Errorf(contract.CodeUnhandledException, "%s failed unexpectedly: %v", tool.Name, p)
+		}
+	}()
+	return tool.Handler(ctx, call, args)
+}
+
+// envelope builds the contract envelope. sess is nil only when a session-managing tool failed
+// before binding one; the envelope then carries the requested id (or the default session's).
+func (d *Dispatcher) envelope(sess *session.Session, requested string, resp *catalog.Response, err error) Outcome {
+	if sess == nil && requested == "" {
+		sess, _ = d.sessions.Resolve("")
+	}
+	id := requested
+	if sess != nil {
+		id = sess.ID()
+	}
+	var warnings []contract.Warning
+	if resp != nil {
+		warnings = resp.Warnings
+	}
+	if err != nil {
+		cerr := asContractError(err)
+		if cerr.LastObservation == nil && sess != nil {
+			cerr.LastObservation = sess.LastObservation()
+		}
+		return Outcome{Envelope: contract.Failure(id, cerr, warnings...)}
+	}
+	if resp == nil {
+		resp = &catalog.Response{}
+	}
+	if resp.Observation != nil && sess != nil {
+		sess.Observe(resp.Observation)
+	}
+	return Outcome{Envelope: contract.Success(id, resp.Result, warnings...), Image: resp.Image}
+}
+
+// asContractError finds the contract error in err's chain, or files err under internal. The
+// returned error is a copy, so attaching lastObservation never mutates a shared value.
+func asContractError(err error) *contract.Error {
+	var ce *contract.Error
+	if errors.As(err, &ce) {
+		c := *ce
+		return &c
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return contract.Errorf(contract.CodeAppNotResponding, "the call passed its deadline: %v", err)
+	}
+	return contract.Errorf(contract.CodeUnhandledException, "%v", err)
+}
+
+// splitSessionID removes sessionId from the arguments object so tools never see it.
+func splitSessionID(args json.RawMessage) (string, json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return "", json.RawMessage("{}"), nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &fields); err != nil {
+		return "", nil, contract.Errorf(contract.CodeBadArguments, "arguments must be a JSON object: %v", err)
+	}
+	raw, ok := fields["sessionId"]
+	if !ok {
+		return "", trimmed, nil
+	}
+	var id string
+	if err := json.Unmarshal(raw, &id); err != nil {
+		return "", nil, contract.Errorf(contract.CodeBadArguments, "argument \"sessionId\" must be a string")
+	}
+	delete(fields, "sessionId")
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return "", nil, contract.Errorf(contract.CodeBadArguments, "%v", err)
+	}
+	return id, rest, nil
+}
+
+func codeOf(env contract.Envelope) string {
+	if e := env.Err(); e != nil {
+		return string(e.Code)
+	}
+	return ""
+}

@@ -1,0 +1,130 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/session"
+)
+
+type noArgs struct{}
+
+// fakeCatalog holds pure-logic tools: the dispatcher's behaviour does not depend on a desktop.
+func fakeCatalog() *catalog.Catalog {
+	c := catalog.New()
+	c.Add(catalog.Define(catalog.Spec[struct {
+		N int `json:"n"`
+	}]{Name: "observe", Description: "succeeds and records an observation",
+		Run: func(ctx context.Context, call *catalog.Call, in *struct {
+			N int `json:"n"`
+		}) (*catalog.Response, error) {
+			return &catalog.Response{Result: map[string]int{"n": in.N}, Observation: map[string]any{"kind": "test", "n": in.N},
+				Image: &catalog.Image{Data: []byte{1}, MIMEType: "image/png"}}, nil
+		}}))
+	c.Add(catalog.Define(catalog.Spec[noArgs]{Name: "fail", Description: "fails with a warning",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs) (*catalog.Response, error) {
+			return &catalog.Response{Warnings: []contract.Warning{contract.Warn(contract.WarnMinimizedWindow, "restored")}},
+				contract.Errorf(contract.CodeWindowNotFound, "nothing")
+		}}))
+	c.Add(catalog.Define(catalog.Spec[noArgs]{Name: "boom", Description: "panics",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs) (*catalog.Response, error) { panic("kaboom") }}))
+	c.Add(catalog.Define(catalog.Spec[noArgs]{Name: "plain", Description: "returns a plain error",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs) (*catalog.Response, error) {
+			return nil, errors.New("disk on fire")
+		}}))
+	return c
+}
+
+func call(t *testing.T, d *Dispatcher, tool, args string) (contract.Envelope, Outcome) {
+	t.Helper()
+	out, err := d.Call(context.Background(), tool, json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("Call(%s): %v", tool, err)
+	}
+	b, err := json.Marshal(out.Envelope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return contracttest.Check(t, b), out
+}
+
+func TestOutcomes(t *testing.T) {
+	d := New(fakeCatalog(), session.NewStore(session.Options{Root: t.TempDir()}), nil)
+
+	env, out := call(t, d, "observe", `{"n":3}`)
+	if !env.OK() || out.Image == nil {
+		t.Fatalf("observe: %+v", env)
+	}
+	defaultID := env.SessionID()
+
+	env, _ = call(t, d, "fail", `{}`)
+	e := contracttest.Fail(t, env, contract.NoTarget, contract.CodeWindowNotFound)
+	if !contracttest.HasWarning(env, contract.WarnMinimizedWindow) {
+		t.Error("warning lost on failure")
+	}
+	obs, _ := json.Marshal(e.LastObservation)
+	if string(obs) != `{"kind":"test","n":3}` {
+		t.Errorf("lastObservation = %s", obs)
+	}
+	if env.SessionID() != defaultID {
+		t.Errorf("calls without sessionId went to different sessions")
+	}
+
+	env, _ = call(t, d, "boom", ``)
+	if e := contracttest.Fail(t, env, contract.Internal, contract.CodeUnhandledException); !strings.Contains(e.Detail, "kaboom") {
+		t.Errorf("panic detail %q", e.Detail)
+	}
+	env, _ = call(t, d, "plain", `null`)
+	if e := contracttest.Fail(t, env, contract.Internal, contract.CodeUnhandledException); !strings.Contains(e.Detail, "disk on fire") {
+		t.Errorf("plain detail %q", e.Detail)
+	}
+}
+
+func TestArgumentsAndSessions(t *testing.T) {
+	store := session.NewStore(session.Options{Root: t.TempDir()})
+	d := New(fakeCatalog(), store, nil)
+	s := store.Start()
+
+	tests := []struct {
+		name, tool, args string
+		wantCode         contract.Code // "" = ok
+		wantSession      string
+	}{
+		{"explicit session", "observe", `{"n":1,"sessionId":"` + s.ID() + `"}`, "", s.ID()},
+		{"unknown session", "observe", `{"sessionId":"s-000000000000"}`, contract.CodeUnknownSession, "s-000000000000"},
+		{"sessionId not a string", "observe", `{"sessionId":5}`, contract.CodeBadArguments, ""},
+		{"arguments not an object", "observe", `[1]`, contract.CodeBadArguments, ""},
+		{"wrong type", "observe", `{"n":"x"}`, contract.CodeBadArguments, ""},
+		{"unknown argument", "observe", `{"m":1}`, contract.CodeBadArguments, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, _ := call(t, d, tt.tool, tt.args)
+			if tt.wantCode == "" && !env.OK() {
+				t.Fatalf("want ok, got %v", env.Err())
+			}
+			if tt.wantCode != "" && (env.OK() || env.Err().Code != tt.wantCode) {
+				t.Fatalf("want %s, got %+v", tt.wantCode, env.Err())
+			}
+			if tt.wantSession != "" && env.SessionID() != tt.wantSession {
+				t.Errorf("session %s, want %s", env.SessionID(), tt.wantSession)
+			}
+		})
+	}
+	if st := s.Status(); st.Calls != 1 {
+		t.Errorf("explicit session recorded %d calls", st.Calls)
+	}
+}
+
+func TestUnknownToolIsAProtocolFault(t *testing.T) {
+	d := New(fakeCatalog(), session.NewStore(session.Options{}), nil)
+	if _, err := d.Call(context.Background(), "nope", nil); !errors.Is(err, ErrUnknownTool) {
+		t.Fatalf("err = %v", err)
+	}
+}

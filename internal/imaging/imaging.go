@@ -1,0 +1,117 @@
+// Package imaging holds the pixel work behind observation tools: blank detection, downscaling
+// and PNG encoding. It is pure computation on image.RGBA, with no desktop access.
+package imaging
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"math"
+	"sync"
+
+	"golang.org/x/image/draw"
+)
+
+// BlankCheck is the result of Blank, as capture results report it.
+type BlankCheck struct {
+	Blank            bool    `json:"blank"`
+	DominantFraction float64 `json:"dominantFraction"`
+	DominantIsDark   bool    `json:"dominantIsDark"`
+}
+
+const (
+	// blankGrid bounds the samples: at most blankGrid x blankGrid pixels are read, whatever the size.
+	blankGrid = 64
+	// BlankThreshold is the dominant colour share at or above which a frame is blank.
+	BlankThreshold = 0.99
+	// darkMax is the highest 8-bit channel value a dark dominant colour may have.
+	darkMax = 40
+)
+
+// Blank samples a bounded grid of img, quantizes each sample to 5 bits per channel, and reports
+// the share of the most common colour. A share ≥ 0.99 is blank; the dominant colour is dark when
+// every channel of it is at most 40 of 255.
+func Blank(img *image.RGBA) BlankCheck {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w <= 0 || h <= 0 {
+		return BlankCheck{Blank: true, DominantFraction: 1, DominantIsDark: true}
+	}
+	cols, rows := min(w, blankGrid), min(h, blankGrid)
+	counts := make(map[uint16]int, 64)
+	for j := range rows {
+		y := b.Min.Y + (2*j+1)*h/(2*rows)
+		for i := range cols {
+			x := b.Min.X + (2*i+1)*w/(2*cols)
+			o := img.PixOffset(x, y)
+			p := img.Pix[o : o+3 : o+3]
+			key := uint16(p[0]>>3)<<10 | uint16(p[1]>>3)<<5 | uint16(p[2]>>3)
+			counts[key]++
+		}
+	}
+	var dominant uint16
+	best := -1
+	for k, n := range counts {
+		if n > best || (n == best && k < dominant) {
+			dominant, best = k, n
+		}
+	}
+	share := float64(best) / float64(cols*rows)
+	r, g, bl := (dominant>>10)&31, (dominant>>5)&31, dominant&31
+	dark := max(r, g, bl)<<3 <= darkMax
+	return BlankCheck{
+		Blank:            share >= BlankThreshold,
+		DominantFraction: math.Round(share*10000) / 10000,
+		DominantIsDark:   dark,
+	}
+}
+
+// Downscale returns img scaled so its width is at most maxWidth (0 = no limit) and by factor
+// scale in (0,1] (0 = 1). It never upscales and keeps the aspect ratio. The filter is bilinear
+// with proper support when shrinking, so UI text stays legible.
+func Downscale(img *image.RGBA, maxWidth int, scale float64) *image.RGBA {
+	b := img.Bounds()
+	f := 1.0
+	if scale > 0 && scale < 1 {
+		f = scale
+	}
+	if maxWidth > 0 && float64(b.Dx())*f > float64(maxWidth) {
+		f = float64(maxWidth) / float64(b.Dx())
+	}
+	if f >= 1 {
+		return img
+	}
+	w := max(1, int(math.Round(float64(b.Dx())*f)))
+	h := max(1, int(math.Round(float64(b.Dy())*f)))
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.BiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	return dst
+}
+
+// Crop returns the part of img inside r (in img's coordinates) as a view sharing img's pixels.
+func Crop(img *image.RGBA, r image.Rectangle) *image.RGBA {
+	return img.SubImage(r.Intersect(img.Bounds())).(*image.RGBA)
+}
+
+// encoderBuffers reuses the PNG encoder's large internal buffers across calls.
+type encoderBuffers struct{ pool sync.Pool }
+
+func (p *encoderBuffers) Get() *png.EncoderBuffer {
+	b, _ := p.pool.Get().(*png.EncoderBuffer)
+	return b
+}
+
+func (p *encoderBuffers) Put(b *png.EncoderBuffer) { p.pool.Put(b) }
+
+var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &encoderBuffers{}}
+
+// EncodePNG encodes img as PNG, favouring speed: screenshots compress well enough at BestSpeed and
+// encoding, not grabbing, dominates the cost of a capture. Alpha is dropped when opaque.
+func EncodePNG(img *image.RGBA) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(img.Bounds().Dx() * img.Bounds().Dy() / 2)
+	if err := pngEncoder.Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,249 @@
+// Package session is the server's memory of agent tasks: which sessions exist, their artifact
+// directories, and each one's last observation, action and error.
+//
+// Calls that name no session share one implicit default session. Identity travels in-band (the
+// sessionId argument), so it works the same over stdio and HTTP.
+package session
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mcec/mcec/internal/atomicfile"
+)
+
+// ErrUnknown is returned for an id that was never started or has ended.
+var ErrUnknown = errors.New("unknown session")
+
+// Options configures a Store.
+type Options struct {
+	// Root is the directory that holds one artifact directory per session.
+	Root string
+	// Now is the clock; nil means time.Now. Tests pass a fixed clock.
+	Now func() time.Time
+}
+
+// Store holds the live sessions. It is safe for concurrent use.
+type Store struct {
+	root string
+	now  func() time.Time
+
+	mu        sync.Mutex
+	live      map[string]*Session
+	ended     map[string]bool
+	defaultID string
+}
+
+// NewStore returns an empty store; directories are created lazily, on the first artifact.
+func NewStore(opts Options) *Store {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{root: opts.Root, now: now, live: map[string]*Session{}, ended: map[string]bool{}}
+}
+
+// Resolve returns the session named id, or the default session when id is empty.
+func (st *Store) Resolve(id string) (*Session, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if id == "" {
+		if s, ok := st.live[st.defaultID]; ok {
+			return s, nil
+		}
+		s := st.newLocked()
+		st.defaultID = s.id
+		return s, nil
+	}
+	if s, ok := st.live[id]; ok {
+		return s, nil
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknown, id)
+}
+
+// Start begins a new explicit session.
+func (st *Store) Start() *Session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.newLocked()
+}
+
+// End ends the session named id (the default session when id is empty; a fresh default starts on
+// the next call). Ending an already ended session is not an error: alreadyEnded reports it.
+func (st *Store) End(id string) (s *Session, alreadyEnded bool, err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if id == "" {
+		if st.defaultID == "" {
+			return nil, true, nil // no default session is live: nothing to end
+		}
+		id = st.defaultID
+	}
+	if st.ended[id] {
+		return nil, true, nil
+	}
+	s, ok := st.live[id]
+	if !ok {
+		return nil, false, fmt.Errorf("%w %q", ErrUnknown, id)
+	}
+	delete(st.live, id)
+	st.ended[id] = true
+	if id == st.defaultID {
+		st.defaultID = ""
+	}
+	s.mu.Lock()
+	s.endedAt = st.now()
+	s.mu.Unlock()
+	return s, false, nil
+}
+
+// Live returns the number of live sessions.
+func (st *Store) Live() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.live)
+}
+
+func (st *Store) newLocked() *Session {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
+	s := &Session{id: "s-" + hex.EncodeToString(b[:]), started: st.now().UTC(), store: st}
+	st.live[s.id] = s
+	return s
+}
+
+// Session is one task's memory and evidence directory. Safe for concurrent use.
+type Session struct {
+	id      string
+	started time.Time
+	store   *Store
+
+	mu              sync.Mutex
+	dir             string
+	captureSeq      int
+	lastObservation any
+	lastAction      *Action
+	lastError       any
+	activeTarget    any
+	calls, failures int
+	endedAt         time.Time
+}
+
+// Action is what the session remembers of one call.
+type Action struct {
+	Tool string    `json:"tool"`
+	At   time.Time `json:"at"`
+	OK   bool      `json:"ok"`
+}
+
+// ID is the session id carried in every envelope.
+func (s *Session) ID() string { return s.id }
+
+// Started is when the session began (UTC).
+func (s *Session) Started() time.Time { return s.started }
+
+// ArtifactDir returns <root>/<yyyyMMdd-HHmmss>-<id>, creating it on first use.
+func (s *Session) ArtifactDir() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.artifactDirLocked()
+}
+
+func (s *Session) artifactDirLocked() (string, error) {
+	if s.dir != "" {
+		return s.dir, nil
+	}
+	if s.store.root == "" {
+		return "", errors.New("no sessions directory configured")
+	}
+	dir := filepath.Join(s.store.root, s.started.Format("20060102-150405")+"-"+s.id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	s.dir = dir
+	return dir, nil
+}
+
+// SaveCapture writes a capture's PNG as capture-<yyyyMMdd-HHmmssfff>-<n>.png in the artifact
+// directory and returns its path.
+func (s *Session) SaveCapture(png []byte) (string, error) {
+	s.mu.Lock()
+	dir, err := s.artifactDirLocked()
+	s.captureSeq++
+	n := s.captureSeq
+	s.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	stamp := s.store.now().UTC().Format("20060102-150405.000")
+	name := fmt.Sprintf("capture-%s%s-%d.png", stamp[:15], stamp[16:], n)
+	path := filepath.Join(dir, name)
+	if err := atomicfile.WriteFile(path, png, 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// Observe records the last good observation (a JSON object; never base64 image bytes).
+func (s *Session) Observe(obs any) {
+	s.mu.Lock()
+	s.lastObservation = obs
+	s.mu.Unlock()
+}
+
+// LastObservation returns the last good observation, or nil.
+func (s *Session) LastObservation() any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastObservation
+}
+
+// SetTarget records the window the session last targeted.
+func (s *Session) SetTarget(target any) {
+	s.mu.Lock()
+	s.activeTarget = target
+	s.mu.Unlock()
+}
+
+// Record notes one finished call; errObj is the contract error of a failed call.
+func (s *Session) Record(tool string, ok bool, errObj any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	s.lastAction = &Action{Tool: tool, At: s.store.now().UTC(), OK: ok}
+	if !ok {
+		s.failures++
+		s.lastError = errObj
+	}
+}
+
+// Status is the session's state as session-status reports it.
+type Status struct {
+	SessionID       string    `json:"sessionId"`
+	StartedAt       time.Time `json:"startedAt"`
+	Ended           bool      `json:"ended,omitempty"`
+	ArtifactDir     string    `json:"artifactDir,omitempty"`
+	Calls           int       `json:"calls"`
+	Failures        int       `json:"failures"`
+	ActiveTarget    any       `json:"activeTarget,omitempty"`
+	LastObservation any       `json:"lastObservation,omitempty"`
+	LastAction      *Action   `json:"lastAction,omitempty"`
+	LastError       any       `json:"lastError,omitempty"`
+}
+
+// Status snapshots the session.
+func (s *Session) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Status{
+		SessionID: s.id, StartedAt: s.started, Ended: !s.endedAt.IsZero(), ArtifactDir: s.dir,
+		Calls: s.calls, Failures: s.failures, ActiveTarget: s.activeTarget,
+		LastObservation: s.lastObservation, LastAction: s.lastAction, LastError: s.lastError,
+	}
+}

@@ -1,0 +1,115 @@
+package session
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+)
+
+func fixedClock() func() time.Time {
+	t0 := time.Date(2026, 7, 1, 10, 15, 2, 123_000_000, time.UTC)
+	return func() time.Time { return t0 }
+}
+
+func TestDefaultSessionIsShared(t *testing.T) {
+	st := NewStore(Options{Root: t.TempDir()})
+	a, err := st.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := st.Resolve("")
+	if a != b {
+		t.Fatal("two calls without an id got different sessions")
+	}
+	if !regexp.MustCompile(`^s-[0-9a-f]{12}$`).MatchString(a.ID()) {
+		t.Errorf("id %q", a.ID())
+	}
+}
+
+func TestLifecycle(t *testing.T) {
+	st := NewStore(Options{Root: t.TempDir()})
+	s := st.Start()
+	if got, err := st.Resolve(s.ID()); err != nil || got != s {
+		t.Fatalf("resolve started session: %v", err)
+	}
+	if _, already, err := st.End(s.ID()); err != nil || already {
+		t.Fatalf("first end: already=%v err=%v", already, err)
+	}
+	if _, already, err := st.End(s.ID()); err != nil || !already {
+		t.Fatalf("second end must be idempotent: already=%v err=%v", already, err)
+	}
+	if _, err := st.Resolve(s.ID()); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("ended session resolved: %v", err)
+	}
+	if _, _, err := st.End("s-nope"); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("unknown end: %v", err)
+	}
+	if _, err := st.Resolve("s-nope"); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("unknown resolve: %v", err)
+	}
+}
+
+func TestEndingDefaultRollsOver(t *testing.T) {
+	st := NewStore(Options{Root: t.TempDir()})
+	a, _ := st.Resolve("")
+	if _, _, err := st.End(""); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := st.Resolve("")
+	if a.ID() == b.ID() {
+		t.Fatal("default session did not roll over")
+	}
+}
+
+func TestSaveCaptureNaming(t *testing.T) {
+	root := t.TempDir()
+	st := NewStore(Options{Root: root, Now: fixedClock()})
+	s := st.Start()
+	p1, err := s.SaveCapture([]byte("png1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := s.SaveCapture([]byte("png2"))
+	wantDir := filepath.Join(root, "20260701-101502-"+s.ID())
+	if filepath.Dir(p1) != wantDir {
+		t.Errorf("dir %s, want %s", filepath.Dir(p1), wantDir)
+	}
+	if filepath.Base(p1) != "capture-20260701-101502123-1.png" || filepath.Base(p2) != "capture-20260701-101502123-2.png" {
+		t.Errorf("names %s %s", filepath.Base(p1), filepath.Base(p2))
+	}
+	if b, _ := os.ReadFile(p2); string(b) != "png2" {
+		t.Errorf("content %q", b)
+	}
+}
+
+func TestSaveCaptureWithoutRoot(t *testing.T) {
+	s := NewStore(Options{}).Start()
+	if _, err := s.SaveCapture([]byte("x")); err == nil {
+		t.Fatal("saved without a root")
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	st := NewStore(Options{Root: t.TempDir()})
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			s, _ := st.Resolve("")
+			s.Observe(map[string]int{"i": i})
+			s.Record("windows", i%2 == 0, map[string]string{"code": "x"})
+			_ = s.Status()
+			if _, err := s.SaveCapture([]byte{byte(i)}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	s, _ := st.Resolve("")
+	if got := s.Status(); got.Calls != 32 || got.Failures != 16 {
+		t.Fatalf("calls %d failures %d", got.Calls, got.Failures)
+	}
+}

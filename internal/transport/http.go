@@ -1,0 +1,111 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcec/mcec/internal/dispatch"
+)
+
+// HTTP limits (PRODUCT.md §8).
+const (
+	MaxBodyBytes     = 1 << 20
+	MaxHTTPInFlight  = 16
+	facadePathPrefix = "/v1/tools/"
+	mcpPath          = "/mcp"
+)
+
+// NewHTTPHandler serves MCP streamable HTTP at /mcp and the façade at POST /v1/tools/{tool}.
+// The façade's body is the tool's arguments object; its response body is the envelope itself,
+// HTTP 200 whatever ok says. Non-200 is only for transport faults: bad JSON 400, unknown tool
+// 404, wrong method 405, body over 1 MiB 413, more than 16 requests in flight 503.
+func NewHTTPHandler(d *dispatch.Dispatcher, srv *mcp.Server, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Logger: log, MaxRequestBodyBytes: MaxBodyBytes})
+	mux := http.NewServeMux()
+	mux.Handle(mcpPath, mcpHandler)
+	mux.HandleFunc(facadePathPrefix+"{tool}", func(w http.ResponseWriter, r *http.Request) {
+		serveFacade(w, r, d)
+	})
+	return limitInFlight(mux, MaxHTTPInFlight)
+}
+
+func serveFacade(w http.ResponseWriter, r *http.Request, d *dispatch.Dispatcher) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		httpError(w, http.StatusMethodNotAllowed, "only POST is allowed")
+		return
+	}
+	name := r.PathValue("tool")
+	if _, ok := d.Catalog().Lookup(name); !ok {
+		httpError(w, http.StatusNotFound, "unknown tool "+strings.TrimSpace(name))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			httpError(w, http.StatusRequestEntityTooLarge, "body exceeds 1 MiB")
+			return
+		}
+		httpError(w, http.StatusBadRequest, "read body: "+err.Error())
+		return
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	if !json.Valid(body) {
+		httpError(w, http.StatusBadRequest, "body is not valid JSON")
+		return
+	}
+	out, err := d.Call(r.Context(), name, body)
+	if err != nil {
+		httpError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	b, err := json.Marshal(out.Envelope)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// httpError answers a transport fault with a small JSON body (never an envelope: the call did
+// not reach a tool).
+func httpError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// limitInFlight answers 503 at once when max requests are already being served. A GET on /mcp
+// is an MCP event stream that lives as long as the client wants, so it does not take a slot.
+func limitInFlight(next http.Handler, max int) http.Handler {
+	slots := make(chan struct{}, max)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+			next.ServeHTTP(w, r)
+		default:
+			httpError(w, http.StatusServiceUnavailable, "too many requests in flight")
+		}
+	})
+}

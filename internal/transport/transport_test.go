@@ -1,0 +1,334 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/session"
+)
+
+type echoArgs struct {
+	Text  string `json:"text,omitempty"`
+	Fail  bool   `json:"fail,omitempty"`
+	Image bool   `json:"image,omitempty"`
+	Block bool   `json:"block,omitempty"`
+}
+
+// testDispatcher serves pure-logic tools; transports do not depend on the desktop. release
+// unblocks calls with block:true, to prove requests are served concurrently.
+func testDispatcher(t *testing.T, release <-chan struct{}) *dispatch.Dispatcher {
+	c := catalog.New()
+	c.Add(catalog.Define(catalog.Spec[echoArgs]{Name: "echo", Description: "echo",
+		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true},
+		Run: func(ctx context.Context, call *catalog.Call, in *echoArgs) (*catalog.Response, error) {
+			if in.Block {
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			if in.Fail {
+				return nil, contract.Errorf(contract.CodeWindowNotFound, "no %s", in.Text)
+			}
+			resp := &catalog.Response{Result: map[string]string{"text": in.Text}}
+			if in.Image {
+				resp.Image = &catalog.Image{Data: []byte("\x89PNG"), MIMEType: "image/png"}
+			}
+			return resp, nil
+		}}))
+	return dispatch.New(c, session.NewStore(session.Options{Root: t.TempDir()}), nil)
+}
+
+// stdioPeer drives the stdio transport with raw lines, as a client process would.
+type stdioPeer struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string
+}
+
+func startStdio(t *testing.T, d *dispatch.Dispatcher) *stdioPeer {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := NewMCPServer(d, ServerInfo{Name: "mcec", Version: "test", Instructions: "guide text"})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx, &Stdio{In: inR, Out: outW})
+		outW.Close()
+	}()
+	p := &stdioPeer{t: t, in: inW, lines: make(chan string, 64)}
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		cancel()
+		<-done
+	})
+	return p
+}
+
+func (p *stdioPeer) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+type rpcResponse struct {
+	ID     any             `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (p *stdioPeer) recv() rpcResponse {
+	p.t.Helper()
+	select {
+	case line, ok := <-p.lines:
+		if !ok {
+			p.t.Fatal("server closed stdout")
+		}
+		var r rpcResponse
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			p.t.Fatalf("bad line %q: %v", line, err)
+		}
+		return r
+	case <-time.After(10 * time.Second):
+		p.t.Fatal("no response within 10s")
+	}
+	return rpcResponse{}
+}
+
+func (p *stdioPeer) initialize() {
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	r := p.recv()
+	var res struct {
+		Instructions string                `json:"instructions"`
+		ServerInfo   struct{ Name string } `json:"serverInfo"`
+	}
+	if r.Error != nil || json.Unmarshal(r.Result, &res) != nil || res.Instructions != "guide text" || res.ServerInfo.Name != "mcec" {
+		p.t.Fatalf("initialize: %+v %s", r.Error, r.Result)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+type toolResult struct {
+	IsError bool `json:"isError"`
+	Content []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Data     string `json:"data"`
+		MIMEType string `json:"mimeType"`
+	} `json:"content"`
+}
+
+func decodeToolResult(t *testing.T, raw json.RawMessage) (toolResult, contract.Envelope) {
+	t.Helper()
+	var tr toolResult
+	if err := json.Unmarshal(raw, &tr); err != nil || len(tr.Content) == 0 || tr.Content[0].Type != "text" {
+		t.Fatalf("tool result %s", raw)
+	}
+	env := contracttest.Check(t, []byte(tr.Content[0].Text))
+	if tr.IsError != !env.OK() {
+		t.Fatalf("isError %v but ok %v", tr.IsError, env.OK())
+	}
+	return tr, env
+}
+
+func TestStdioServesContract(t *testing.T) {
+	p := startStdio(t, testDispatcher(t, nil))
+	p.initialize()
+
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	var list struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+			Annotations struct {
+				ReadOnlyHint bool `json:"readOnlyHint"`
+			} `json:"annotations"`
+		} `json:"tools"`
+	}
+	if r := p.recv(); r.Error != nil || json.Unmarshal(r.Result, &list) != nil || len(list.Tools) != 1 ||
+		list.Tools[0].Name != "echo" || !list.Tools[0].Annotations.ReadOnlyHint || !bytes.Contains(list.Tools[0].InputSchema, []byte("sessionId")) {
+		t.Fatalf("tools/list: %+v", list)
+	}
+
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi","image":true}}}`)
+	tr, env := decodeToolResult(t, p.recv().Result)
+	if !env.OK() || len(tr.Content) != 2 || tr.Content[1].Type != "image" || tr.Content[1].MIMEType != "image/png" {
+		t.Fatalf("echo with image: %+v", tr)
+	}
+
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","fail":true}}}`)
+	if tr, env := decodeToolResult(t, p.recv().Result); !tr.IsError || env.Err().Code != contract.CodeWindowNotFound {
+		t.Fatalf("failing call: %+v", tr)
+	}
+
+	p.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"bogus":1}}}`)
+	if _, env := decodeToolResult(t, p.recv().Result); env.OK() || env.Err().Code != contract.CodeBadArguments {
+		t.Fatalf("bad arguments must be an envelope, got %+v", env.Err())
+	}
+}
+
+func TestStdioProtocolFaults(t *testing.T) {
+	p := startStdio(t, testDispatcher(t, nil))
+	p.initialize()
+	tests := []struct {
+		name, line string
+		wantCode   int
+		wantID     any
+	}{
+		{"malformed JSON", `{"jsonrpc":"2.0","id":7,"method":`, -32700, nil},
+		{"not a request", `{"hello":"world","id":8}`, -32600, float64(8)},
+		{"unknown method", `{"jsonrpc":"2.0","id":9,"method":"no/such"}`, -32601, float64(9)},
+		{"unknown tool", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, -32602, float64(10)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p.t = t
+			p.send(tt.line)
+			r := p.recv()
+			if r.Error == nil || r.Error.Code != tt.wantCode || r.ID != tt.wantID {
+				t.Fatalf("got id=%v error=%+v, want code %d id %v", r.ID, r.Error, tt.wantCode, tt.wantID)
+			}
+			// The server keeps serving: the next good request still succeeds.
+			p.send(`{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"echo","arguments":{"text":"ok"}}}`)
+			r = p.recv()
+			if _, env := decodeToolResult(t, r.Result); !env.OK() || r.ID != "after" {
+				t.Fatalf("request after the fault: %+v", r)
+			}
+		})
+	}
+}
+
+func TestStdioServesConcurrently(t *testing.T) {
+	release := make(chan struct{})
+	p := startStdio(t, testDispatcher(t, release))
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"echo","arguments":{"block":true}}}`)
+	p.send(`{"jsonrpc":"2.0","id":"fast","method":"tools/call","params":{"name":"echo","arguments":{"text":"f"}}}`)
+	if r := p.recv(); r.ID != "fast" {
+		t.Fatalf("first answer %v: a blocked call held up the next one", r.ID)
+	}
+	close(release)
+	if r := p.recv(); r.ID != "slow" {
+		t.Fatalf("second answer %v", r.ID)
+	}
+}
+
+func TestReadLineTooLong(t *testing.T) {
+	long := strings.Repeat("x", MaxLineBytes+10)
+	r := bufio.NewReaderSize(strings.NewReader(long+"\nnext\n"), 4096)
+	if _, tooLong, err := readLine(r); !tooLong || err != nil {
+		t.Fatalf("tooLong=%v err=%v", tooLong, err)
+	}
+	if line, tooLong, _ := readLine(r); tooLong || string(line) != "next" {
+		t.Fatalf("line after the long one: %q", line)
+	}
+}
+
+func TestFacade(t *testing.T) {
+	d := testDispatcher(t, nil)
+	srv := httptest.NewServer(NewHTTPHandler(d, NewMCPServer(d, ServerInfo{Name: "mcec"}), nil))
+	defer srv.Close()
+	tests := []struct {
+		name, method, path, body string
+		wantStatus               int
+		wantOK                   *bool
+	}{
+		{"ok", "POST", "/v1/tools/echo", `{"text":"a"}`, 200, ptr(true)},
+		{"empty body", "POST", "/v1/tools/echo", ``, 200, ptr(true)},
+		{"tool failure is 200", "POST", "/v1/tools/echo", `{"fail":true}`, 200, ptr(false)},
+		{"bad arguments is 200", "POST", "/v1/tools/echo", `{"zzz":1}`, 200, ptr(false)},
+		{"bad JSON", "POST", "/v1/tools/echo", `{"text":`, 400, nil},
+		{"unknown tool", "POST", "/v1/tools/nope", `{}`, 404, nil},
+		{"wrong method", "GET", "/v1/tools/echo", ``, 405, nil},
+		{"too large", "POST", "/v1/tools/echo", `{"text":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.body))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.wantStatus, body)
+			}
+			if tt.wantOK != nil {
+				if env := contracttest.Check(t, body); env.OK() != *tt.wantOK {
+					t.Fatalf("ok=%v: %s", env.OK(), body)
+				}
+			}
+		})
+	}
+}
+
+func TestFacadeInFlightLimit(t *testing.T) {
+	release := make(chan struct{})
+	d := testDispatcher(t, release)
+	srv := httptest.NewServer(NewHTTPHandler(d, NewMCPServer(d, ServerInfo{Name: "mcec"}), nil))
+	defer srv.Close()
+	var wg sync.WaitGroup
+	statuses := make(chan int, MaxHTTPInFlight+1)
+	for range MaxHTTPInFlight {
+		wg.Go(func() {
+			resp, err := http.Post(srv.URL+"/v1/tools/echo", "application/json", strings.NewReader(`{"block":true}`))
+			if err == nil {
+				statuses <- resp.StatusCode
+				resp.Body.Close()
+			}
+		})
+	}
+	// Wait until all slots are taken (the 17th request is refused), then release them.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Post(srv.URL+"/v1/tools/echo", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never saw 503 with 16 requests in flight")
+		}
+	}
+	close(release)
+	wg.Wait()
+	close(statuses)
+	for s := range statuses {
+		if s != 200 {
+			t.Errorf("in-flight request got %d", s)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
