@@ -1,0 +1,211 @@
+package headless
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/user"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+)
+
+var silenceOnce sync.Once
+
+// silenceXGB stops xgb from logging authority warnings to stderr, which
+// would corrupt a terminal or be mistaken for our own output.
+func silenceXGB() {
+	silenceOnce.Do(func() { xgb.Logger = log.New(io.Discard, "", 0) })
+}
+
+// requiredExtensions are what mcec's X backend relies on.
+var requiredExtensions = []string{"XTEST", "Composite", "MIT-SHM", "RANDR"}
+
+// xconn is the desktop's own X connection, open for the desktop's life: it
+// owns the D-Bus autolaunch selection, so it must outlive every app.
+type xconn struct {
+	c    *xgb.Conn
+	root xproto.Window
+}
+
+// dialX connects to display, bounded by ctx.
+func dialX(ctx context.Context, display string) (*xconn, error) {
+	silenceXGB()
+	type result struct {
+		c   *xgb.Conn
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c, err := xgb.NewConnDisplay(display)
+		ch <- result{c, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		x := &xconn{c: r.c, root: xproto.Setup(r.c).DefaultScreen(r.c).Root}
+		go x.drain()
+		return x, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				r.c.Close()
+			}
+		}()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// drain discards events and async errors: xgb stops reading replies once
+// its event buffer is full, and the selection owner receives events nobody
+// asked for (SelectionClear, SelectionRequest).
+func (x *xconn) drain() {
+	for {
+		ev, err := x.c.WaitForEvent()
+		if ev == nil && err == nil {
+			return
+		}
+	}
+}
+
+// close closes the connection without waiting more than timeout: xgb's
+// Close does a round trip, which never returns if the server is wedged.
+func (x *xconn) close(timeout time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		x.c.Close()
+		close(done)
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// xcall runs one blocking xgb round trip under ctx. xgb has no deadlines;
+// an abandoned call is released when the connection closes.
+func xcall[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, context.Cause(ctx)
+	}
+}
+
+func (x *xconn) atom(ctx context.Context, name string) (xproto.Atom, error) {
+	r, err := xcall(ctx, xproto.InternAtom(x.c, false, uint16(len(name)), name).Reply)
+	if err != nil {
+		return 0, fmt.Errorf("intern %s: %w", name, err)
+	}
+	return r.Atom, nil
+}
+
+// checkExtensions reports the required extensions the server lacks.
+func (x *xconn) checkExtensions(ctx context.Context) error {
+	var missing []string
+	for _, name := range requiredExtensions {
+		r, err := xcall(ctx, xproto.QueryExtension(x.c, uint16(len(name)), name).Reply)
+		if err != nil {
+			return fmt.Errorf("query extension %s: %w", name, err)
+		}
+		if !r.Present {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("server lacks X extensions %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// rootWindowProp returns the first 32-bit value of a root window property,
+// or 0 when it is unset.
+func (x *xconn) rootWindowProp(ctx context.Context, prop xproto.Atom) (uint32, error) {
+	r, err := xcall(ctx, xproto.GetProperty(x.c, false, x.root, prop, xproto.AtomAny, 0, 1).Reply)
+	if err != nil {
+		return 0, err
+	}
+	if r.Format != 32 || len(r.Value) < 4 {
+		return 0, nil
+	}
+	return xgb.Get32(r.Value), nil
+}
+
+// publishSessionBus makes dbus-launch --autolaunch (what libdbus and GLib
+// fall back to when DBUS_SESSION_BUS_ADDRESS is unset) find our session bus
+// instead of starting a second one, whose AT-SPI launcher would take over
+// the display's a11y bus. This is dbus-launch's own protocol: a window owning
+// the selection _DBUS_SESSION_BUS_SELECTION_<user>_<machine-id>, carrying
+// the address and the daemon's pid.
+func (x *xconn) publishSessionBus(ctx context.Context, address string, pid int) error {
+	machine := machineID()
+	u, err := user.Current()
+	if machine == "" || err != nil {
+		return nil // dbus-launch cannot autolaunch here either
+	}
+	sel, err := x.atom(ctx, "_DBUS_SESSION_BUS_SELECTION_"+u.Username+"_"+machine)
+	if err != nil {
+		return err
+	}
+	addrAtom, err := x.atom(ctx, "_DBUS_SESSION_BUS_ADDRESS")
+	if err != nil {
+		return err
+	}
+	pidAtom, err := x.atom(ctx, "_DBUS_SESSION_BUS_PID")
+	if err != nil {
+		return err
+	}
+	wid, err := xproto.NewWindowId(x.c)
+	if err != nil {
+		return err
+	}
+	pidBytes := make([]byte, 4)
+	xgb.Put32(pidBytes, uint32(pid))
+	checks := []func() error{
+		xproto.CreateWindowChecked(x.c, 0, wid, x.root, -20, -20, 10, 10, 0,
+			xproto.WindowClassInputOnly, 0, 0, nil).Check,
+		xproto.ChangePropertyChecked(x.c, xproto.PropModeReplace, wid, addrAtom,
+			xproto.AtomString, 8, uint32(len(address)), []byte(address)).Check,
+		xproto.ChangePropertyChecked(x.c, xproto.PropModeReplace, wid, pidAtom,
+			xproto.AtomCardinal, 32, 1, pidBytes).Check,
+		xproto.SetSelectionOwnerChecked(x.c, wid, sel, xproto.TimeCurrentTime).Check,
+	}
+	for _, check := range checks {
+		if _, err := xcall(ctx, func() (struct{}, error) { return struct{}{}, check() }); err != nil {
+			return fmt.Errorf("publish session bus on X: %w", err)
+		}
+	}
+	return nil
+}
+
+// machineID is what libdbus reads, in its order.
+func machineID() string {
+	for _, p := range []string{"/var/lib/dbus/machine-id", "/etc/machine-id"} {
+		if b, err := os.ReadFile(p); err == nil {
+			if s := strings.TrimSpace(string(b)); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}

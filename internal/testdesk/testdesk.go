@@ -1,0 +1,285 @@
+// Package testdesk is the shared test fixture: one private headless desktop
+// per test package, and helpers that wait on it by condition, never by time.
+// Import it only from _test.go files:
+//
+//	func TestMain(m *testing.M) { os.Exit(testdesk.Main(m)) }
+//
+// Set MCEC_TESTDESK_LOG=1 to see the desktop's processes' output on stderr.
+package testdesk
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/mcec/mcec/internal/headless"
+)
+
+// desk is set by Main before any test runs and only read afterwards.
+var desk *headless.Desktop
+
+// Main starts a private desktop for the whole test package, exports its
+// DISPLAY, DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR into the process
+// environment (and unsets AT_SPI_BUS_ADDRESS, which would redirect an AT-SPI
+// client), so code under test that reads the environment attaches to it,
+// runs m.Run(), stops the desktop, and returns the exit code. If required
+// programs are missing it says which Debian packages to install and
+// returns 1.
+func Main(m *testing.M) int {
+	if miss := headless.MissingPrograms(); len(miss) > 0 {
+		var progs, pkgs []string
+		for _, p := range miss {
+			progs = append(progs, p.Program)
+			if !slices.Contains(pkgs, p.DebianPackage) {
+				pkgs = append(pkgs, p.DebianPackage)
+			}
+		}
+		fmt.Fprintf(os.Stderr, "testdesk: missing %s; install with: apt-get install %s\n",
+			strings.Join(progs, ", "), strings.Join(pkgs, " "))
+		return 1
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if os.Getenv("MCEC_TESTDESK_LOG") != "" {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	// Generous: every package of a `go test ./...` starts its desktop at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	d, err := headless.Start(ctx, headless.Options{Logger: logger})
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testdesk:", err)
+		return 1
+	}
+	desk = d
+	for _, kv := range d.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == "XDG_RUNTIME_DIR" {
+			os.Setenv(k, v)
+		}
+	}
+	os.Unsetenv("AT_SPI_BUS_ADDRESS")
+
+	// On Ctrl-C, stop the desktop before dying so its temp dir goes too
+	// (its processes would die with us anyway).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; ok {
+			_ = d.Stop()
+			os.Exit(1)
+		}
+	}()
+	code := m.Run()
+	signal.Stop(sigs)
+	close(sigs)
+	if err := d.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "testdesk:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// Desktop is the package's desktop, valid while tests run.
+func Desktop() *headless.Desktop {
+	if desk == nil {
+		panic("testdesk: no desktop; call testdesk.Main from TestMain")
+	}
+	return desk
+}
+
+// Proc is a process started in the desktop.
+type Proc struct {
+	Cmd *exec.Cmd
+	PID int
+}
+
+// Start launches argv inside the desktop (with its Env) in a process group
+// of its own. A cleanup kills the group and reaps the process; if the test
+// failed it logs the process's last output. The test may Wait on Cmd itself.
+func Start(t testing.TB, argv ...string) *Proc {
+	t.Helper()
+	if len(argv) == 0 {
+		t.Fatal("testdesk.Start: no command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = Desktop().Env()
+	out := &tailBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = time.Second // helpers holding the output pipe must not block the cleanup
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("testdesk.Start %v: %v", argv, err)
+	}
+	p := &Proc{Cmd: cmd, PID: cmd.Process.Pid}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+		done := make(chan struct{})
+		go func() {
+			_ = cmd.Wait() // "already called" if the test waited: fine
+			close(done)
+		}()
+		timer := time.NewTimer(5 * time.Second)
+		defer timer.Stop()
+		select {
+		case <-done:
+		case <-timer.C:
+			t.Errorf("testdesk: %s (pid %d) did not exit after SIGKILL", argv[0], p.PID)
+		}
+		if t.Failed() {
+			t.Logf("%s (pid %d) output:\n%s", argv[0], p.PID, out.String())
+		}
+	})
+	return p
+}
+
+// tailBuffer keeps the last 64 KiB written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if over := b.buf.Len() - 64<<10; over > 0 {
+		b.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// WaitFor polls cond every 20 ms until it returns true or timeout passes,
+// then fails the test with msg.
+func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			if !cond() {
+				t.Fatalf("after %v: %s", timeout, msg)
+			}
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// WaitWindow waits until a top-level window in _NET_CLIENT_LIST whose
+// _NET_WM_PID is pid is mapped, and returns its X window id. The desktop's
+// X server is local and ours, so its replies are not given deadlines here.
+func WaitWindow(t testing.TB, pid int, timeout time.Duration) uint32 {
+	t.Helper()
+	// headless.Start has already silenced xgb's logger for this process.
+	x, err := xgb.NewConnDisplay(Desktop().Display())
+	if err != nil {
+		t.Fatalf("testdesk: connect to X: %v", err)
+	}
+	defer x.Close()
+	root := xproto.Setup(x).DefaultScreen(x).Root
+	atom := func(name string) xproto.Atom {
+		r, err := xproto.InternAtom(x, false, uint16(len(name)), name).Reply()
+		if err != nil {
+			t.Fatalf("testdesk: intern %s: %v", name, err)
+		}
+		return r.Atom
+	}
+	clientList, wmPid := atom("_NET_CLIENT_LIST"), atom("_NET_WM_PID")
+	var found uint32
+	WaitFor(t, timeout, fmt.Sprintf("no mapped window of pid %d in _NET_CLIENT_LIST", pid), func() bool {
+		list, err := xproto.GetProperty(x, false, root, clientList, xproto.AtomWindow, 0, 4096).Reply()
+		if err != nil || list.Format != 32 {
+			return false
+		}
+		for i := 0; i+4 <= len(list.Value); i += 4 {
+			w := xproto.Window(xgb.Get32(list.Value[i:]))
+			p, err := xproto.GetProperty(x, false, w, wmPid, xproto.AtomCardinal, 0, 1).Reply()
+			if err != nil || len(p.Value) < 4 || int(xgb.Get32(p.Value)) != pid {
+				continue
+			}
+			a, err := xproto.GetWindowAttributes(x, w).Reply()
+			if err == nil && a.MapState == xproto.MapStateViewable {
+				found = uint32(w)
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// WaitAccessible waits until an application of process pid is registered
+// on the AT-SPI registry and has at least one child (its frame).
+func WaitAccessible(t testing.TB, pid int, timeout time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	session, err := dbus.Connect(Desktop().DBusAddress(), dbus.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("testdesk: session bus: %v", err)
+	}
+	defer session.Close()
+	var addr string
+	err = session.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&addr)
+	if err != nil {
+		t.Fatalf("testdesk: org.a11y.Bus.GetAddress: %v", err)
+	}
+	a11y, err := dbus.Connect(addr, dbus.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("testdesk: a11y bus: %v", err)
+	}
+	defer a11y.Close()
+	WaitFor(t, timeout, fmt.Sprintf("pid %d has no accessible application with a child", pid), func() bool {
+		// Each round is bounded: an app that is still starting may not answer yet.
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		var apps []struct {
+			Name string
+			Path dbus.ObjectPath
+		}
+		err := a11y.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root").
+			CallWithContext(cctx, "org.a11y.atspi.Accessible.GetChildren", 0).Store(&apps)
+		if err != nil {
+			return false
+		}
+		for _, app := range apps {
+			var p uint32
+			err := a11y.BusObject().CallWithContext(cctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, app.Name).Store(&p)
+			if err != nil || int(p) != pid {
+				continue
+			}
+			var n dbus.Variant
+			err = a11y.Object(app.Name, app.Path).CallWithContext(cctx, "org.freedesktop.DBus.Properties.Get", 0,
+				"org.a11y.atspi.Accessible", "ChildCount").Store(&n)
+			if c, ok := n.Value().(int32); err == nil && ok && c > 0 {
+				return true
+			}
+		}
+		return false
+	})
+}
