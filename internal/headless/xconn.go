@@ -3,25 +3,16 @@ package headless
 import (
 	"context"
 	"fmt"
-	"io"
-	"log"
 	"os"
 	"os/user"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	_ "github.com/mcec/mcec/internal/xgbquiet"
 )
-
-var silenceOnce sync.Once
-
-// silenceXGB stops xgb from logging authority warnings to stderr, which
-// would corrupt a terminal or be mistaken for our own output.
-func silenceXGB() {
-	silenceOnce.Do(func() { xgb.Logger = log.New(io.Discard, "", 0) })
-}
 
 // requiredExtensions are what mcec's X backend relies on.
 var requiredExtensions = []string{"XTEST", "Composite", "MIT-SHM", "RANDR"}
@@ -35,7 +26,6 @@ type xconn struct {
 
 // dialX connects to display, bounded by ctx.
 func dialX(ctx context.Context, display string) (*xconn, error) {
-	silenceXGB()
 	type result struct {
 		c   *xgb.Conn
 		err error

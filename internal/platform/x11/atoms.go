@@ -1,0 +1,59 @@
+package x11
+
+import (
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+)
+
+// atoms are the non-predefined atoms this package uses, interned once at Dial.
+type atoms struct {
+	netClientList, netActiveWindow                xproto.Atom
+	netWMName, utf8String, netWMPid, netWorkarea  xproto.Atom
+	netWMState, stateHidden, stateMaxV, stateMaxH xproto.Atom
+	stateFullscreen                               xproto.Atom
+}
+
+func (a *atoms) fields() []struct {
+	name string
+	dst  *xproto.Atom
+} {
+	return []struct {
+		name string
+		dst  *xproto.Atom
+	}{
+		{"_NET_CLIENT_LIST", &a.netClientList},
+		{"_NET_ACTIVE_WINDOW", &a.netActiveWindow},
+		{"_NET_WM_NAME", &a.netWMName},
+		{"UTF8_STRING", &a.utf8String},
+		{"_NET_WM_PID", &a.netWMPid},
+		{"_NET_WORKAREA", &a.netWorkarea},
+		{"_NET_WM_STATE", &a.netWMState},
+		{"_NET_WM_STATE_HIDDEN", &a.stateHidden},
+		{"_NET_WM_STATE_MAXIMIZED_VERT", &a.stateMaxV},
+		{"_NET_WM_STATE_MAXIMIZED_HORZ", &a.stateMaxH},
+		{"_NET_WM_STATE_FULLSCREEN", &a.stateFullscreen},
+	}
+}
+
+type atomCookies []xproto.InternAtomCookie
+
+// intern issues InternAtom for every atom. only_if_exists is false on purpose: an atom that no
+// client has interned yet (no window manager running at Dial) would otherwise be cached as None.
+func (a *atoms) intern(xc *xgb.Conn) atomCookies {
+	var cs atomCookies
+	for _, f := range a.fields() {
+		cs = append(cs, xproto.InternAtom(xc, false, uint16(len(f.name)), f.name))
+	}
+	return cs
+}
+
+func (cs atomCookies) read(a *atoms) error {
+	for i, f := range a.fields() {
+		r, err := cs[i].Reply()
+		if err != nil {
+			return err
+		}
+		*f.dst = r.Atom
+	}
+	return nil
+}

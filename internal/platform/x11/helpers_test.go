@@ -1,0 +1,276 @@
+//go:build linux
+
+package x11_test
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/x11"
+	"github.com/mcec/mcec/internal/testdesk"
+)
+
+const waitLimit = 10 * time.Second
+
+// dial connects to the test desktop and closes the connection at cleanup.
+func dial(t testing.TB) *x11.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := x11.Dial(ctx, "")
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func ctxT(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// xapp is a tiny X client played by the test: it creates windows and, like a real app, paints
+// the ones without a background only when the server sends Expose.
+type xapp struct {
+	c    *xgb.Conn
+	root xproto.Window
+	gc   xproto.Gcontext
+
+	mu      sync.Mutex
+	painted map[xproto.Window]bool
+}
+
+var (
+	appOnce sync.Once
+	theApp  *xapp
+	appErr  error
+)
+
+// newXApp returns the test app. It is one connection for the whole package on purpose: the X
+// server hands a new connection the id range of one that just closed, and a window manager that
+// has not yet forgotten a destroyed window then mistakes a new window with the same id for it.
+func newXApp(t testing.TB) *xapp {
+	t.Helper()
+	appOnce.Do(func() { theApp, appErr = dialXApp() })
+	if appErr != nil {
+		t.Fatalf("test X connection: %v", appErr)
+	}
+	return theApp
+}
+
+func dialXApp() (*xapp, error) {
+	c, err := xgb.NewConn()
+	if err != nil {
+		return nil, err
+	}
+	a := &xapp{c: c, root: xproto.Setup(c).DefaultScreen(c).Root, painted: map[xproto.Window]bool{}}
+	gc, err := xproto.NewGcontextId(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := xproto.CreateGCChecked(c, gc, xproto.Drawable(a.root), 0, nil).Check(); err != nil {
+		return nil, err
+	}
+	a.gc = gc
+	go a.loop() // ends when the desktop, and with it the connection, goes away
+	return a, nil
+}
+
+func (a *xapp) loop() {
+	for {
+		ev, err := a.c.WaitForEvent()
+		if ev == nil && err == nil {
+			return
+		}
+		if e, ok := ev.(xproto.ExposeEvent); ok && e.Count == 0 {
+			a.mu.Lock()
+			p := a.painted[e.Window]
+			a.mu.Unlock()
+			if p {
+				a.paint(e.Window)
+			}
+		}
+	}
+}
+
+// stripe is the colour the test app paints at window-relative x: 8-pixel vertical stripes.
+func stripe(x int) uint32 {
+	return [...]uint32{0xd03020, 0x20a040, 0x2040c0, 0xe0c020}[(x/8)%4]
+}
+
+func (a *xapp) paint(w xproto.Window) {
+	g, err := xproto.GetGeometry(a.c, xproto.Drawable(w)).Reply()
+	if err != nil {
+		return // gone
+	}
+	for x := 0; x < int(g.Width); x += 8 {
+		xproto.ChangeGC(a.c, a.gc, xproto.GcForeground, []uint32{stripe(x)})
+		xproto.PolyFillRectangle(a.c, xproto.Drawable(w), a.gc,
+			[]xproto.Rectangle{{X: int16(x), Y: 0, Width: 8, Height: g.Height}})
+	}
+	xproto.GetInputFocus(a.c) // flush without waiting
+}
+
+type winOpts struct {
+	x, y, w, h int
+	managed    bool    // false: override-redirect, placed exactly, not in the client list
+	bg         *uint32 // background pixel; nil: none, the app paints stripes on Expose
+	title      string
+}
+
+// window creates and maps a top-level window and waits until it is viewable.
+func (a *xapp) window(t testing.TB, o winOpts) xproto.Window {
+	t.Helper()
+	w, err := xproto.NewWindowId(a.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mask := uint32(xproto.CwBackPixmap)
+	vals := []uint32{xproto.BackPixmapNone}
+	if o.bg != nil {
+		mask, vals = xproto.CwBackPixel, []uint32{*o.bg}
+	}
+	mask |= xproto.CwOverrideRedirect | xproto.CwEventMask
+	vals = append(vals, boolVal(!o.managed), xproto.EventMaskExposure)
+	if err := xproto.CreateWindowChecked(a.c, 0, w, a.root, int16(o.x), int16(o.y), uint16(o.w), uint16(o.h), 0,
+		xproto.WindowClassInputOutput, 0, mask, vals).Check(); err != nil {
+		t.Fatalf("CreateWindow: %v", err)
+	}
+	a.mu.Lock()
+	a.painted[w] = o.bg == nil
+	a.mu.Unlock()
+	if o.managed {
+		a.prop(t, w, "WM_NAME", "STRING", 8, []byte(o.title))
+		a.prop(t, w, "_NET_WM_NAME", "UTF8_STRING", 8, []byte(o.title))
+		a.prop(t, w, "WM_CLASS", "STRING", 8, []byte("mcectest\x00McecTest\x00"))
+		pid := make([]byte, 4)
+		xgb.Put32(pid, uint32(os.Getpid()))
+		a.prop(t, w, "_NET_WM_PID", "CARDINAL", 32, pid)
+	}
+	t.Cleanup(func() { xproto.DestroyWindow(a.c, w); xproto.GetInputFocus(a.c).Reply() })
+	if err := xproto.MapWindowChecked(a.c, w).Check(); err != nil {
+		t.Fatalf("MapWindow: %v", err)
+	}
+	a.waitViewable(t, w)
+	return w
+}
+
+func (a *xapp) waitViewable(t testing.TB, w xproto.Window) {
+	t.Helper()
+	testdesk.WaitFor(t, waitLimit, "test window viewable", func() bool {
+		r, err := xproto.GetWindowAttributes(a.c, w).Reply()
+		return err == nil && r.MapState == xproto.MapStateViewable
+	})
+}
+
+func (a *xapp) atom(t testing.TB, name string) xproto.Atom {
+	t.Helper()
+	r, err := xproto.InternAtom(a.c, false, uint16(len(name)), name).Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Atom
+}
+
+func (a *xapp) prop(t testing.TB, w xproto.Window, name, typ string, format byte, data []byte) {
+	t.Helper()
+	n := uint32(len(data)) / uint32(format/8)
+	if err := xproto.ChangePropertyChecked(a.c, xproto.PropModeReplace, w, a.atom(t, name), a.atom(t, typ), format, n, data).Check(); err != nil {
+		t.Fatalf("ChangeProperty %s: %v", name, err)
+	}
+}
+
+// iconify asks the window manager to minimize w (ICCCM WM_CHANGE_STATE, IconicState).
+func (a *xapp) iconify(t testing.TB, w uint32) {
+	t.Helper()
+	ev := xproto.ClientMessageEvent{Format: 32, Window: xproto.Window(w), Type: a.atom(t, "WM_CHANGE_STATE"),
+		Data: xproto.ClientMessageDataUnionData32New([]uint32{3, 0, 0, 0, 0})}
+	if err := xproto.SendEventChecked(a.c, false, a.root,
+		xproto.EventMaskSubstructureRedirect|xproto.EventMaskSubstructureNotify, string(ev.Bytes())).Check(); err != nil {
+		t.Fatalf("WM_CHANGE_STATE: %v", err)
+	}
+}
+
+func (a *xapp) destroy(t testing.TB, w xproto.Window) {
+	t.Helper()
+	if err := xproto.DestroyWindowChecked(a.c, w).Check(); err != nil {
+		t.Fatalf("DestroyWindow: %v", err)
+	}
+}
+
+func boolVal(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func u32(v uint32) *uint32 { return &v }
+
+func rgb(v uint32) color.RGBA {
+	return color.RGBA{R: byte(v >> 16), G: byte(v >> 8), B: byte(v), A: 0xff}
+}
+
+// waitManaged waits until the window manager lists w, and returns its description.
+func waitManaged(t testing.TB, c *x11.Conn, w uint32) platform.Window {
+	t.Helper()
+	var got platform.Window
+	testdesk.WaitFor(t, waitLimit, "window in _NET_CLIENT_LIST", func() bool {
+		var err error
+		got, err = c.Window(ctxT(t), w)
+		return err == nil
+	})
+	return got
+}
+
+// startGTK launches gtk3-widget-factory and returns its pid and window.
+func startGTK(t testing.TB) (int, uint32) {
+	t.Helper()
+	p := testdesk.Start(t, "gtk3-widget-factory")
+	return p.PID, testdesk.WaitWindow(t, p.PID, waitLimit)
+}
+
+// matchFraction is the share of pixels of r equal in a and b.
+func matchFraction(a, b *image.RGBA, r image.Rectangle) float64 {
+	same, all := 0, 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			all++
+			if a.RGBAAt(x, y) == b.RGBAAt(x, y) {
+				same++
+			}
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(same) / float64(all)
+}
+
+// colourFraction is the share of pixels of r that are exactly c.
+func colourFraction(img *image.RGBA, r image.Rectangle, c color.RGBA) float64 {
+	n, all := 0, 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			all++
+			if img.RGBAAt(x, y) == c {
+				n++
+			}
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(n) / float64(all)
+}

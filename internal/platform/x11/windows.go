@@ -1,0 +1,270 @@
+package x11
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// Property read lengths, in 32-bit units. Longer values are cut, which only shortens titles.
+const (
+	maxClients   = 1 << 14
+	maxTitleLong = 1024
+	maxClassLong = 256
+	maxStateLong = 64
+)
+
+// Windows lists the managed top-level client windows in _NET_CLIENT_LIST order (bottom to top).
+// A window that disappears while being described is left out.
+func (c *Conn) Windows(ctx context.Context) ([]platform.Window, error) {
+	var out []platform.Window
+	err := c.await(ctx, "listing windows", func() error {
+		rc := c.queryRoot()
+		list, active, err := rc.read()
+		if err != nil {
+			return err
+		}
+		// All requests for all windows go out before any reply is read: one round trip.
+		qs := make([]*winQuery, len(list))
+		for i, w := range list {
+			qs[i] = c.queryWindow(w)
+		}
+		out = make([]platform.Window, 0, len(list))
+		for _, q := range qs {
+			w, err := q.read(&c.atoms, active)
+			if isGone(err) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, w)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, xerr(err, platform.ErrDisplayUnavailable, "listing windows")
+	}
+	for i := range out {
+		out[i].ProcessName = processName(out[i].ProcessID)
+	}
+	return out, nil
+}
+
+// Window describes one managed top-level window. A handle that is gone, or that is not in the
+// window manager's client list, gives platform.ErrWindowClosed.
+func (c *Conn) Window(ctx context.Context, handle uint32) (platform.Window, error) {
+	var out platform.Window
+	err := c.await(ctx, "describing a window", func() error {
+		rc := c.queryRoot()
+		q := c.queryWindow(xproto.Window(handle))
+		list, active, err := rc.read()
+		if err != nil {
+			return err
+		}
+		if !contains(list, xproto.Window(handle)) {
+			return fmt.Errorf("%w: 0x%x is not a managed top-level window (not in _NET_CLIENT_LIST)", platform.ErrWindowClosed, handle)
+		}
+		out, err = q.read(&c.atoms, active)
+		return err
+	})
+	if err != nil {
+		return platform.Window{}, xerr(err, platform.ErrDisplayUnavailable, "window 0x%x", handle)
+	}
+	out.ProcessName = processName(out.ProcessID)
+	return out, nil
+}
+
+// rootQuery reads the client list and the active window.
+type rootQuery struct {
+	list, active xproto.GetPropertyCookie
+}
+
+func (c *Conn) queryRoot() rootQuery {
+	return rootQuery{
+		list:   xproto.GetProperty(c.xc, false, c.scr.root, c.atoms.netClientList, xproto.AtomWindow, 0, maxClients),
+		active: xproto.GetProperty(c.xc, false, c.scr.root, c.atoms.netActiveWindow, xproto.AtomWindow, 0, 1),
+	}
+}
+
+func (q rootQuery) read() (list []xproto.Window, active xproto.Window, err error) {
+	lr, err := q.list.Reply()
+	if err != nil {
+		return nil, 0, err
+	}
+	ar, err := q.active.Reply()
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, v := range prop32(lr) {
+		list = append(list, xproto.Window(v))
+	}
+	if a := prop32(ar); len(a) > 0 {
+		active = xproto.Window(a[0])
+	}
+	return list, active, nil
+}
+
+// winQuery is every request needed to describe one window, in flight.
+type winQuery struct {
+	win                                xproto.Window
+	netName, name, class, pid, wmState xproto.GetPropertyCookie
+	geom                               xproto.GetGeometryCookie
+	pos                                xproto.TranslateCoordinatesCookie
+}
+
+func (c *Conn) queryWindow(w xproto.Window) *winQuery {
+	a := &c.atoms
+	return &winQuery{
+		win:     w,
+		netName: xproto.GetProperty(c.xc, false, w, a.netWMName, a.utf8String, 0, maxTitleLong),
+		name:    xproto.GetProperty(c.xc, false, w, xproto.AtomWmName, xproto.GetPropertyTypeAny, 0, maxTitleLong),
+		class:   xproto.GetProperty(c.xc, false, w, xproto.AtomWmClass, xproto.AtomString, 0, maxClassLong),
+		pid:     xproto.GetProperty(c.xc, false, w, a.netWMPid, xproto.AtomCardinal, 0, 1),
+		wmState: xproto.GetProperty(c.xc, false, w, a.netWMState, xproto.AtomAtom, 0, maxStateLong),
+		geom:    xproto.GetGeometry(c.xc, xproto.Drawable(w)),
+		pos:     xproto.TranslateCoordinates(c.xc, w, c.scr.root, 0, 0),
+	}
+}
+
+// read collects the replies. Every cookie is read even after an error, so a BadWindow on the
+// first one does not leave the rest for later.
+func (q *winQuery) read(a *atoms, active xproto.Window) (platform.Window, error) {
+	netName, err1 := q.netName.Reply()
+	name, err2 := q.name.Reply()
+	class, err3 := q.class.Reply()
+	pid, err4 := q.pid.Reply()
+	st, err5 := q.wmState.Reply()
+	geom, err6 := q.geom.Reply()
+	pos, err7 := q.pos.Reply()
+	for _, err := range []error{err1, err2, err3, err4, err5, err6, err7} {
+		if err != nil {
+			return platform.Window{}, err
+		}
+	}
+	w := platform.Window{
+		Handle:  uint32(q.win),
+		Title:   title(netName, name),
+		Focused: q.win == active,
+		Bounds:  platform.Rect{X: int(pos.DstX), Y: int(pos.DstY), Width: int(geom.Width), Height: int(geom.Height)},
+	}
+	if class != nil {
+		w.ClassName = wmClass(class.Value)
+	}
+	if v := prop32(pid); len(v) > 0 {
+		w.ProcessID = int(v[0])
+	}
+	var maxV, maxH bool
+	for _, s := range prop32(st) {
+		switch xproto.Atom(s) {
+		case a.stateHidden:
+			w.Minimized = true
+		case a.stateMaxV:
+			maxV = true
+		case a.stateMaxH:
+			maxH = true
+		case a.stateFullscreen:
+			w.Fullscreen = true
+		}
+	}
+	w.Maximized = maxV && maxH
+	return w, nil
+}
+
+// prop32 decodes a format-32 property value (xgb speaks little-endian to the server).
+func prop32(r *xproto.GetPropertyReply) []uint32 {
+	if r == nil || r.Format != 32 {
+		return nil
+	}
+	out := make([]uint32, 0, len(r.Value)/4)
+	for i := 0; i+4 <= len(r.Value); i += 4 {
+		out = append(out, xgb.Get32(r.Value[i:]))
+	}
+	return out
+}
+
+// title prefers _NET_WM_NAME (UTF-8) and falls back to WM_NAME, which is Latin-1 when typed
+// STRING and usually UTF-8 otherwise.
+func title(netName, name *xproto.GetPropertyReply) string {
+	if netName != nil && netName.Format == 8 && len(netName.Value) > 0 {
+		return cleanText(netName.Value, false)
+	}
+	if name != nil && name.Format == 8 && len(name.Value) > 0 {
+		return cleanText(name.Value, name.Type == xproto.AtomString)
+	}
+	return ""
+}
+
+func cleanText(b []byte, latin1 bool) string {
+	b = bytes.TrimRight(b, "\x00")
+	if latin1 || !utf8.Valid(b) {
+		var sb strings.Builder
+		for _, c := range b {
+			sb.WriteRune(rune(c))
+		}
+		return sb.String()
+	}
+	return string(b)
+}
+
+// wmClass returns the class part of WM_CLASS ("instance\0class\0").
+func wmClass(v []byte) string {
+	parts := bytes.Split(bytes.TrimRight(v, "\x00"), []byte{0})
+	if len(parts) < 2 {
+		return ""
+	}
+	return cleanText(parts[1], true)
+}
+
+// processName is the program's name: /proc/PID/comm, which the kernel cuts to 15 bytes, made
+// whole again from argv[0] or the executable when one of them starts with it (so
+// "gtk3-widget-fac" reads "gtk3-widget-factory", while a script keeps its own name rather than
+// its interpreter's). Empty when the pid is unknown or not visible to us.
+func processName(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	dir := "/proc/" + strconv.Itoa(pid) + "/"
+	b, err := os.ReadFile(dir + "comm")
+	if err != nil {
+		return ""
+	}
+	comm := strings.TrimSpace(string(b))
+	const commMax = 15 // TASK_COMM_LEN - 1
+	if len(comm) < commMax {
+		return comm
+	}
+	var candidates []string
+	if cmdline, err := os.ReadFile(dir + "cmdline"); err == nil {
+		argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+		candidates = append(candidates, filepath.Base(string(argv0)))
+	}
+	if exe, err := os.Readlink(dir + "exe"); err == nil {
+		candidates = append(candidates, filepath.Base(exe))
+	}
+	for _, c := range candidates {
+		if len(c) > len(comm) && strings.HasPrefix(c, comm) {
+			return c
+		}
+	}
+	return comm
+}
+
+func contains(list []xproto.Window, w xproto.Window) bool {
+	for _, x := range list {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
