@@ -113,6 +113,8 @@ type Tree struct {
 	Truncated bool
 	// SkippedDead counts nodes that vanished during the walk and were left out.
 	SkippedDead int
+	// SecretsMasked counts password nodes whose text was replaced by a mask.
+	SecretsMasked int
 }
 
 // Node is one accessible object.

@@ -1,0 +1,131 @@
+package atspi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// App is one application registered on the accessibility bus.
+type App struct {
+	BusName        string // unique bus name, e.g. ":1.23"
+	Path           dbus.ObjectPath
+	PID            int    // 0 when the bus daemon does not know it
+	Name           string // accessible name of the application, usually the program name
+	Toolkit        string // Application.ToolkitName, e.g. "gtk", "Qt"
+	ToolkitVersion string
+	// Err is set when the application did not answer (it wraps platform.ErrAppNotResponding
+	// for a hung app); the other fields that need no app call are still filled in.
+	Err error
+}
+
+// objRef is an AT-SPI object reference, marshalled as (so).
+type objRef struct {
+	Bus  string
+	Path dbus.ObjectPath
+}
+
+func (r objRef) null() bool { return r.Bus == "" || r.Path == nullPath || r.Path == "" }
+
+// registered lists the applications on the registry's desktop. Only the registry answers, so
+// a hung app cannot block it.
+func (c *Client) registered(ctx context.Context) ([]objRef, error) {
+	call, f, err := c.call(ctx, registryName, registryRoot, ifAccessible+".GetChildren")
+	if err != nil {
+		if (f == failHung || f == failGone) && ctx.Err() == nil {
+			// The registry daemon, not an application: the accessibility layer itself is down.
+			return nil, fmt.Errorf("%w: the AT-SPI registry did not answer: %v", platform.ErrAtspiUnavailable, err)
+		}
+		return nil, err
+	}
+	var apps []objRef
+	if err := call.Store(&apps); err != nil {
+		return nil, fmt.Errorf("atspi: registry children: %w", err)
+	}
+	live := make(map[string]bool, len(apps))
+	out := apps[:0]
+	for _, a := range apps {
+		if !a.null() {
+			out = append(out, a)
+			live[a.Bus] = true
+		}
+	}
+	c.forget(live)
+	return out, nil
+}
+
+// Apps lists the registered applications with their process ids, names and toolkits, for
+// diagnostics. An application that does not answer is listed with Err set.
+func (c *Client) Apps(ctx context.Context) ([]App, error) {
+	refs, err := c.registered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	apps := make([]App, len(refs))
+	var jobs []job
+	for i, r := range refs {
+		a := &apps[i]
+		a.BusName, a.Path = r.Bus, r.Path
+		jobs = append(jobs, func(ctx context.Context) error {
+			p, err := c.pid(ctx, r.Bus)
+			if err == nil {
+				a.PID = p
+			}
+			return nil
+		}, func(ctx context.Context) error {
+			// Sequential per app: once one call to an app times out, the others would too.
+			if f, err := c.property(ctx, r.Bus, r.Path, ifAccessible, "Name", &a.Name); f.fatal() {
+				a.Err = err
+				return nil
+			}
+			_, _ = c.property(ctx, r.Bus, r.Path, ifApplication, "ToolkitName", &a.Toolkit)
+			_, _ = c.property(ctx, r.Bus, r.Path, ifApplication, "Version", &a.ToolkitVersion)
+			return nil
+		})
+	}
+	if err := run(ctx, nil, jobs); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return apps, nil
+}
+
+// appsOf returns the registered applications whose connection belongs to pid.
+func (c *Client) appsOf(ctx context.Context, pid int) ([]objRef, error) {
+	refs, err := c.registered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	match := make([]bool, len(refs))
+	var jobs []job
+	for i, r := range refs {
+		jobs = append(jobs, func(ctx context.Context) error {
+			p, err := c.pid(ctx, r.Bus)
+			if err != nil {
+				// An app that just left the bus is simply not a match.
+				if errors.Is(err, platform.ErrWindowClosed) {
+					return nil
+				}
+				return err
+			}
+			match[i] = p == pid
+			return nil
+		})
+	}
+	if err := run(ctx, nil, jobs); err != nil {
+		return nil, err
+	}
+	var out []objRef
+	for i, r := range refs {
+		if match[i] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,229 @@
+package atspi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// Options configures a Client. The zero value is usable.
+type Options struct {
+	// CallTimeout bounds every D-Bus call (min with the caller's deadline); default 2 s.
+	CallTimeout time.Duration
+	// Logger receives debug notes (fallback walks, skipped nodes); default: discard.
+	Logger *slog.Logger
+}
+
+// Client reads accessibility trees from the AT-SPI bus. It is safe for concurrent use; all
+// calls share one connection.
+type Client struct {
+	conn *dbus.Conn
+	opts Options
+	log  *slog.Logger
+
+	mu   sync.Mutex
+	pids map[string]int // unique bus name → process id; bus names are never reused
+
+	calls atomic.Int64 // D-Bus calls made, for the debug log
+
+	meta metaCache // per-object facts that never change, to skip their calls next time
+
+	closeOnce sync.Once
+	closeErr  error
+
+	noCache bool // tests: ignore Cache.GetItems to exercise the walk by calls
+}
+
+// D-Bus names of the AT-SPI registry and interfaces.
+const (
+	registryName   = "org.a11y.atspi.Registry"
+	registryPath   = dbus.ObjectPath("/org/a11y/atspi/registry")
+	registryRoot   = dbus.ObjectPath("/org/a11y/atspi/accessible/root")
+	nullPath       = dbus.ObjectPath("/org/a11y/atspi/null")
+	cachePath      = dbus.ObjectPath("/org/a11y/atspi/cache")
+	ifAccessible   = "org.a11y.atspi.Accessible"
+	ifApplication  = "org.a11y.atspi.Application"
+	ifComponent    = "org.a11y.atspi.Component"
+	ifAction       = "org.a11y.atspi.Action"
+	ifText         = "org.a11y.atspi.Text"
+	ifValue        = "org.a11y.atspi.Value"
+	ifCache        = "org.a11y.atspi.Cache"
+	propGet        = "org.freedesktop.DBus.Properties.Get"
+	propGetAll     = "org.freedesktop.DBus.Properties.GetAll"
+	defaultTimeout = 2 * time.Second
+)
+
+// registeredEvent is the event Connect listens for. Registering any listener makes toolkit
+// bridges publish Cache.GetItems; apps then emit signals only for registered event types, so a
+// rare one keeps the bus quiet.
+const registeredEvent = "window:create"
+
+// Connect dials the session bus at sessionBusAddr ("" = $DBUS_SESSION_BUS_ADDRESS), asks
+// org.a11y.Bus.GetAddress for the accessibility bus, dials it, and registers an event listener
+// so applications serve Cache.GetItems. Failures wrap platform.ErrAtspiUnavailable.
+func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client, error) {
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = defaultTimeout
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if sessionBusAddr == "" {
+		sessionBusAddr = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	}
+	if sessionBusAddr == "" {
+		return nil, fmt.Errorf("%w: no session bus address (DBUS_SESSION_BUS_ADDRESS is unset)", platform.ErrAtspiUnavailable)
+	}
+	session, err := dial(ctx, sessionBusAddr, opts.CallTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("%w: session bus %s: %v", platform.ErrAtspiUnavailable, sessionBusAddr, err)
+	}
+	var addr string
+	cctx, cancel := context.WithTimeout(ctx, opts.CallTimeout)
+	err = session.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(cctx, "org.a11y.Bus.GetAddress", 0).Store(&addr)
+	cancel()
+	_ = session.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%w: org.a11y.Bus.GetAddress: %v (is at-spi2-core installed and the bus launcher running?)", platform.ErrAtspiUnavailable, err)
+	}
+	conn, err := dial(ctx, addr, opts.CallTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("%w: accessibility bus %s: %v", platform.ErrAtspiUnavailable, addr, err)
+	}
+	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int)}
+	if err := c.registerEvent(ctx); err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("%w: Registry.RegisterEvent: %v", platform.ErrAtspiUnavailable, err)
+	}
+	return c, nil
+}
+
+// registerEvent uses the (event, properties, app) signature of at-spi2-core ≥ 2.46 and falls
+// back to the original single-string one for older registries.
+func (c *Client) registerEvent(ctx context.Context) error {
+	reg := c.conn.Object(registryName, registryPath)
+	cctx, cancel := c.callContext(ctx)
+	defer cancel()
+	err := reg.CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, registeredEvent, []string{}, "").Err
+	if err != nil && classify(err) == failNoIface {
+		err = reg.CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, registeredEvent).Err
+	}
+	return err
+}
+
+// dial connects and authenticates within timeout: godbus's Auth and Hello take no context,
+// so a bus that accepts the socket but never answers is cut off by closing the connection.
+func dial(ctx context.Context, addr string, timeout time.Duration) (*dbus.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := dbus.Dial(addr)
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := conn.Auth(nil)
+		if err == nil {
+			err = conn.Hello()
+		}
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = conn.Close()
+		<-done
+		err = ctx.Err()
+	}
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// Close closes the accessibility bus connection; the registry drops our event listener when
+// the connection goes. Calls in flight and later fail with platform.ErrAtspiUnavailable.
+// Closing twice is harmless.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.conn.Close() })
+	return c.closeErr
+}
+
+// callContext bounds one call by CallTimeout and the caller's own deadline.
+func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.opts.CallTimeout)
+}
+
+// call makes one D-Bus call with a deadline and converts a fatal failure; the returned
+// failure lets callers treat dead nodes and missing interfaces as data.
+func (c *Client) call(ctx context.Context, dest string, path dbus.ObjectPath, method string, args ...any) (*dbus.Call, failure, error) {
+	c.calls.Add(1)
+	cctx, cancel := c.callContext(ctx)
+	call := c.conn.Object(dest, path).CallWithContext(cctx, method, 0, args...)
+	cancel()
+	if call.Err == nil {
+		return call, 0, nil
+	}
+	return call, classify(call.Err), c.callError(call.Err, dest, path, method)
+}
+
+// property reads one property into v.
+func (c *Client) property(ctx context.Context, dest string, path dbus.ObjectPath, iface, name string, v any) (failure, error) {
+	call, f, err := c.call(ctx, dest, path, propGet, iface, name)
+	if err != nil {
+		return f, err
+	}
+	var variant dbus.Variant
+	if err := call.Store(&variant); err != nil {
+		return failOther, err
+	}
+	if err := variant.Store(v); err != nil {
+		return failOther, fmt.Errorf("atspi: %s.%s: %w", iface, name, err)
+	}
+	return 0, nil
+}
+
+// pid returns the process id behind a unique bus name, from the bus daemon (never blocked by
+// an app), cached for the life of the connection.
+func (c *Client) pid(ctx context.Context, bus string) (int, error) {
+	c.mu.Lock()
+	p, ok := c.pids[bus]
+	c.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	call, _, err := c.call(ctx, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", bus)
+	if err != nil {
+		return 0, err
+	}
+	var u uint32
+	if err := call.Store(&u); err != nil {
+		return 0, fmt.Errorf("atspi: pid of %s: %w", bus, err)
+	}
+	c.mu.Lock()
+	c.pids[bus] = int(u)
+	c.mu.Unlock()
+	return int(u), nil
+}
+
+// forget drops what is cached about bus names that are no longer registered apps.
+func (c *Client) forget(live map[string]bool) {
+	c.mu.Lock()
+	for name := range c.pids {
+		if !live[name] {
+			delete(c.pids, name)
+		}
+	}
+	c.mu.Unlock()
+	c.meta.keep(live)
+}

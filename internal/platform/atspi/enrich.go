@@ -1,0 +1,255 @@
+package atspi
+
+import (
+	"context"
+	"math"
+	"strconv"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// MaskedValue replaces the text of password fields: it is never read from the application.
+const MaskedValue = "••••••••"
+
+// maxValueChars bounds the text read from one node, so a document or terminal costs one
+// small reply, not megabytes.
+const maxValueChars = 4096
+
+// enrichJobs returns the calls that fetch, for nodes, what the cache lacks: extents (only for
+// showing objects with a Component: hidden ones report INT_MIN garbage, and asking an object
+// without Component makes GTK print a CRITICAL), the accessible id and action names (unless
+// the meta cache knows the object), and the value.
+func (w *walker) enrichJobs(nodes []*node) []job {
+	var jobs []job
+	for _, n := range nodes {
+		if n.dead.Load() {
+			continue
+		}
+		info := n.info
+		if info.ifaces&hasComponent != 0 && info.states.has(stateShowing) && !n.extDone {
+			jobs = append(jobs, w.extentsJob(n))
+		}
+		m := w.c.meta.get(n.ref)
+		known := m.has&metaKind != 0 && m.role == info.role
+		if !info.idKnown {
+			if known && m.has&metaID != 0 {
+				n.id = m.id
+			} else {
+				jobs = append(jobs, w.idJob(n))
+			}
+		}
+		if info.ifaces&hasAction != 0 {
+			if known && m.has&metaActions != 0 {
+				n.actions = m.actions
+			} else {
+				jobs = append(jobs, w.actionsJob(n))
+			}
+		}
+		switch {
+		case info.role == rolePasswordText:
+			v := MaskedValue
+			n.value = &v
+		case info.ifaces&hasText != 0:
+			jobs = append(jobs, w.textJob(n))
+		case info.ifaces&hasValue != 0:
+			jobs = append(jobs, w.valueJob(n))
+		}
+		if _, ok := roleName(info.role); !ok {
+			jobs = append(jobs, w.roleNameJob(n))
+		}
+	}
+	return jobs
+}
+
+// remember hands what this walk fetched to the client's meta cache.
+func (w *walker) remember() {
+	updates := make(map[objRef]objMeta)
+	for _, n := range w.nodes {
+		if !(n.gotKind || n.gotID || n.gotActions) || n.dead.Load() {
+			continue
+		}
+		m := objMeta{role: n.info.role, ifaces: n.info.ifaces, id: n.id, actions: n.actions, has: metaKind}
+		if n.gotID {
+			m.has |= metaID
+		}
+		if n.gotActions {
+			m.has |= metaActions
+		}
+		updates[n.ref] = m
+	}
+	w.c.meta.merge(updates)
+}
+
+// nodeFailure records a non-fatal failure on n and passes fatal ones up.
+func nodeFailure(n *node, f failure, err error) error {
+	if f.fatal() {
+		return err
+	}
+	if f == failDead {
+		n.dead.Store(true)
+	}
+	return nil
+}
+
+func (w *walker) extentsJob(n *node) job {
+	return func(ctx context.Context) error {
+		n.extDone = true
+		call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifComponent+".GetExtents", uint32(0)) // 0 = screen
+		if err != nil {
+			return nodeFailure(n, f, err)
+		}
+		var r struct{ X, Y, W, H int32 }
+		if call.Store(&r) == nil && r.X != math.MinInt32 && r.Y != math.MinInt32 && r.W >= 0 && r.H >= 0 {
+			n.extents = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
+		}
+		return nil
+	}
+}
+
+func (w *walker) idJob(n *node) job {
+	return func(ctx context.Context) error {
+		f, err := w.c.property(ctx, n.ref.Bus, n.ref.Path, ifAccessible, "AccessibleId", &n.id)
+		if err == nil || f == failNoIface {
+			n.gotID = true // a bridge without the property has no ids to offer either
+		}
+		return nodeFailure(n, f, err)
+	}
+}
+
+// actionsJob reads the action names. GetActions answers in one call but with localized names
+// (and GTK's cells put descriptions there); the stable names that DoAction callers match come
+// from GetName per action. The meta cache makes that a first-sight cost only.
+func (w *walker) actionsJob(n *node) job {
+	return func(ctx context.Context) error {
+		bus, path := n.ref.Bus, n.ref.Path
+		call, f, err := w.c.call(ctx, bus, path, ifAction+".GetActions")
+		if err != nil {
+			return nodeFailure(n, f, err)
+		}
+		var acts []struct{ Name, Description, KeyBinding string }
+		if call.Store(&acts) != nil {
+			return nil
+		}
+		names := make([]string, len(acts))
+		for i, a := range acts {
+			names[i] = a.Name
+			call, f, err := w.c.call(ctx, bus, path, ifAction+".GetName", int32(i))
+			if err != nil {
+				if err := nodeFailure(n, f, err); err != nil {
+					return err
+				}
+				continue
+			}
+			var name string
+			if call.Store(&name) == nil && name != "" {
+				names[i] = name
+			}
+		}
+		n.actions = names
+		n.gotActions = true
+		return nil
+	}
+}
+
+func (w *walker) textJob(n *node) job {
+	return func(ctx context.Context) error {
+		bus, path := n.ref.Bus, n.ref.Path
+		end := int32(-1)
+		if !shortText(n.info) {
+			// Not GetText(0, -1) on a document or terminal: that transfers all of it. Not
+			// GetText(0, limit) blindly either: implementations need not clamp an end past the
+			// text, so read the length first.
+			f, err := w.c.property(ctx, bus, path, ifText, "CharacterCount", &end)
+			if err != nil {
+				return nodeFailure(n, f, err)
+			}
+			end = max(0, min(end, maxValueChars))
+		}
+		s := ""
+		if end != 0 {
+			call, f, err := w.c.call(ctx, bus, path, ifText+".GetText", int32(0), end)
+			if err != nil {
+				return nodeFailure(n, f, err)
+			}
+			if call.Store(&s) != nil {
+				return nil
+			}
+		}
+		s = truncateRunes(s, maxValueChars)
+		n.value = &s
+		return nil
+	}
+}
+
+// shortText reports widgets whose whole text fits one reply comfortably, read with a single
+// GetText(0, -1) instead of two calls.
+func shortText(info *objInfo) bool {
+	if info.states.has(stateSingleLine) {
+		return true
+	}
+	name, _ := roleName(info.role)
+	switch name {
+	case "label", "static", "caption", "accelerator label", "heading", "push button",
+		"toggle button", "check box", "radio button", "menu item", "check menu item",
+		"radio menu item", "list item", "table cell", "tree item", "page tab", "link",
+		"spin button", "combo box", "entry", "tool tip", "status bar", "column header",
+		"table column header", "table row header", "row header":
+		return true
+	}
+	return false
+}
+
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+func (w *walker) valueJob(n *node) job {
+	return func(ctx context.Context) error {
+		var v float64
+		f, err := w.c.property(ctx, n.ref.Bus, n.ref.Path, ifValue, "CurrentValue", &v)
+		if err != nil {
+			return nodeFailure(n, f, err)
+		}
+		s := strconv.FormatFloat(v, 'f', -1, 64)
+		n.value = &s
+		return nil
+	}
+}
+
+// roleNameJob asks for the name of a role number newer than our table.
+func (w *walker) roleNameJob(n *node) job {
+	return func(ctx context.Context) error {
+		call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAccessible+".GetRoleName")
+		if err != nil {
+			return nodeFailure(n, f, err)
+		}
+		_ = call.Store(&n.roleName)
+		return nil
+	}
+}
+
+// secretsMasked counts the password fields in a tree whose value was withheld, so the caller
+// can warn `secret-masked`.
+func secretsMasked(root *platform.Node) int {
+	if root == nil {
+		return 0
+	}
+	n := 0
+	if root.Role == roleNames[rolePasswordText] && root.Value != nil && *root.Value == MaskedValue {
+		n++
+	}
+	for _, k := range root.Children {
+		n += secretsMasked(k)
+	}
+	return n
+}

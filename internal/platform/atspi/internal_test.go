@@ -1,0 +1,248 @@
+package atspi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+func TestEnumerationTables(t *testing.T) {
+	// ATSPI_ROLE_LAST_DEFINED and ATSPI_STATE_LAST_DEFINED of at-spi2-core 2.46.
+	if len(roleNames) != 130 || len(stateNames) != 44 {
+		t.Fatalf("%d roles, %d states; want 130, 44", len(roleNames), len(stateNames))
+	}
+	for i, want := range map[int]string{7: "check box", 23: "frame", 37: "page tab", 40: "password text",
+		43: "push button", 62: "toggle button", 75: "application", 79: "entry", 129: "push button menu"} {
+		if roleNames[i] != want {
+			t.Errorf("role %d = %q, want %q", i, roleNames[i], want)
+		}
+	}
+	for i, want := range map[int]string{1: "active", 4: "checked", 6: "defunct", 25: "showing",
+		26: "single-line", 30: "visible", 31: "manages-descendants", 32: "indeterminate", 43: "read-only"} {
+		if stateNames[i] != want {
+			t.Errorf("state %d = %q, want %q", i, stateNames[i], want)
+		}
+	}
+	if got, ok := roleName(500); ok || got != "role 500" {
+		t.Errorf("roleName(500) = %q, %v", got, ok)
+	}
+}
+
+func TestControlTypes(t *testing.T) {
+	custom := []string{"invalid", "focus traversable", "unknown", "extended", "redundant object", "audio", "video"}
+	for _, r := range roleNames {
+		ct, ok := controlTypes[r]
+		if !ok && !slices.Contains(custom, r) {
+			t.Errorf("role %q has no control type", r)
+		}
+		if ControlType(r) == "" || (ok && ct != ControlType(r)) {
+			t.Errorf("ControlType(%q) = %q", r, ControlType(r))
+		}
+	}
+	for r := range controlTypes {
+		if !slices.Contains(roleNames[:], r) {
+			t.Errorf("control type for unknown role %q", r)
+		}
+	}
+	for role, want := range map[string]string{"push button": "Button", "page tab": "TabItem",
+		"password text": "Edit", "table cell": "DataItem", "frame": "Window", "no such role": "Custom"} {
+		if got := ControlType(role); got != want {
+			t.Errorf("ControlType(%q) = %q, want %q", role, got, want)
+		}
+	}
+}
+
+func TestStateBits(t *testing.T) {
+	b := bitsFrom([]uint32{1<<4 | 1<<25, 1 | 1<<20})
+	got := b.set()
+	want := platform.StateSet{"checked": true, "showing": true, "indeterminate": true}
+	if len(got) != len(want) {
+		t.Fatalf("set = %v, want %v (bits past the table are left out)", got, want)
+	}
+	for k := range want {
+		if !got[k] {
+			t.Errorf("missing %q in %v", k, got)
+		}
+	}
+	if !b.has(stateShowing) || b.has(stateDefunct) || bitsFrom(nil).has(stateShowing) {
+		t.Error("has")
+	}
+}
+
+func ref(n int) objRef {
+	return objRef{":1.5", dbus.ObjectPath(fmt.Sprintf("%s%d", accessiblePrefix, n))}
+}
+
+func TestBuildSnapshot(t *testing.T) {
+	app := objRef{":1.5", "/org/a11y/atspi/accessible/root"}
+	items := []cacheItem{
+		{Obj: app, Parent: objRef{"org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root"}, ChildCount: 1, Role: 75},
+		{Obj: ref(1), Parent: app, Index: 0, ChildCount: 3, Role: 23},
+		{Obj: ref(4), Parent: ref(1), Index: 2, Role: 43},
+		{Obj: ref(2), Parent: ref(1), Index: 0, Role: 43},
+		{Obj: objRef{"", ref(3).Path}, Parent: ref(1), Index: 1, Role: 43}, // bus left out: the app's
+		{Obj: ref(5), Parent: ref(1), Index: 3, ChildCount: -1, Role: 55, States: []uint32{1 << stateManagesDescendants, 0}},
+		{Obj: ref(6), Parent: ref(5), Index: 0, ChildCount: 2, Role: 39}, // one child not cached
+		{Obj: ref(7), Parent: ref(6), Index: 0, Role: 43},
+	}
+	snap := buildSnapshot(":1.5", items)
+	frame := snap[ref(1)]
+	if frame == nil || !slices.Equal(frame.children, []objRef{ref(2), ref(3), ref(4), ref(5)}) {
+		t.Fatalf("frame children %v", frame)
+	}
+	if frame.childrenComplete {
+		t.Error("frame: 4 cached children but a count of 3 must not count as complete")
+	}
+	if !snap[app].childrenComplete || snap[app].children[0] != ref(1) {
+		t.Errorf("app: %+v", snap[app])
+	}
+	if md := snap[ref(5)]; !md.managesDescendants() || md.childCount != -1 || md.childrenComplete {
+		t.Errorf("table: %+v", md)
+	}
+	if p := snap[ref(6)]; p.childrenComplete {
+		t.Errorf("panel with an uncached child: %+v", p)
+	}
+	if leaf := snap[ref(7)]; !leaf.childrenComplete || leaf.role != 43 {
+		t.Errorf("leaf: %+v", leaf)
+	}
+}
+
+func TestFrameScore(t *testing.T) {
+	win := platform.Rect{X: 100, Y: 100, Width: 800, Height: 600}
+	mk := func(r *platform.Rect, states ...int) *node {
+		var b stateBits
+		for _, s := range states {
+			b[s/32] |= 1 << (s % 32)
+		}
+		return &node{info: &objInfo{states: b}, extents: r}
+	}
+	exact := mk(&win, stateShowing)
+	csd := mk(&platform.Rect{X: 74, Y: 74, Width: 852, Height: 652}, stateShowing) // shadows around
+	other := mk(&platform.Rect{X: 0, Y: 0, Width: 300, Height: 200}, stateShowing, 1)
+	hidden := mk(nil)
+	if !(frameScore(exact, win) > frameScore(csd, win) && frameScore(csd, win) > frameScore(other, win) &&
+		frameScore(other, win) > frameScore(hidden, win)) {
+		t.Errorf("scores: exact %v csd %v other %v hidden %v", frameScore(exact, win), frameScore(csd, win),
+			frameScore(other, win), frameScore(hidden, win))
+	}
+	// Without bounds, an active showing frame wins.
+	if !(frameScore(other, platform.Rect{}) > frameScore(exact, platform.Rect{})) {
+		t.Error("active frame should win without bounds")
+	}
+}
+
+func TestRun(t *testing.T) {
+	t.Run("bounded and complete", func(t *testing.T) {
+		var cur, peak, done atomic.Int64
+		jobs := make([]job, 200)
+		for i := range jobs {
+			jobs[i] = func(context.Context) error {
+				n := cur.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				time.Sleep(time.Millisecond)
+				cur.Add(-1)
+				done.Add(1)
+				return nil
+			}
+		}
+		if err := run(context.Background(), nil, jobs); err != nil || done.Load() != 200 || peak.Load() > maxInFlight {
+			t.Errorf("err %v done %d peak %d", err, done.Load(), peak.Load())
+		}
+	})
+	t.Run("first error cancels the rest", func(t *testing.T) {
+		boom := errors.New("boom")
+		var ran atomic.Int64
+		jobs := []job{func(context.Context) error { return boom }}
+		for range 1000 {
+			jobs = append(jobs, func(ctx context.Context) error {
+				ran.Add(1)
+				<-ctx.Done()
+				return ctx.Err()
+			})
+		}
+		if err := run(context.Background(), nil, jobs); err != boom {
+			t.Errorf("err %v", err)
+		}
+		if ran.Load() >= 1000 {
+			t.Errorf("%d jobs ran after the error", ran.Load())
+		}
+	})
+	t.Run("caller cancellation", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := run(ctx, nil, []job{func(context.Context) error { return nil }}); !errors.Is(err, context.Canceled) {
+			t.Errorf("err %v", err)
+		}
+	})
+}
+
+func TestClassify(t *testing.T) {
+	c := &Client{opts: Options{CallTimeout: time.Second}}
+	for _, tc := range []struct {
+		err  error
+		want failure
+		is   error
+	}{
+		{context.DeadlineExceeded, failHung, platform.ErrAppNotResponding},
+		{dbus.Error{Name: "org.freedesktop.DBus.Error.NoReply"}, failHung, platform.ErrAppNotResponding},
+		{dbus.Error{Name: "org.freedesktop.DBus.Error.AccessDenied"}, failDenied, platform.ErrElevated},
+		{dbus.Error{Name: "org.freedesktop.DBus.Error.UnknownObject"}, failDead, nil},
+		{dbus.Error{Name: "org.freedesktop.DBus.Error.UnknownMethod"}, failNoIface, nil},
+		{dbus.Error{Name: "org.freedesktop.DBus.Error.ServiceUnknown"}, failGone, platform.ErrWindowClosed},
+		{dbus.ErrClosed, failClosed, platform.ErrAtspiUnavailable},
+		{context.Canceled, failCanceled, context.Canceled},
+		{errors.New("other"), failOther, nil},
+	} {
+		if got := classify(tc.err); got != tc.want {
+			t.Errorf("classify(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+		if tc.is != nil {
+			if err := c.callError(tc.err, ":1.5", "/x", "M"); !errors.Is(err, tc.is) {
+				t.Errorf("callError(%v) = %v, want %v", tc.err, err, tc.is)
+			}
+		}
+	}
+}
+
+func TestPasswordMasked(t *testing.T) {
+	w := &walker{c: &Client{}}
+	pw := &node{ref: ref(1), info: &objInfo{role: rolePasswordText, ifaces: hasText | hasEditableText, idKnown: true}}
+	entry := &node{ref: ref(2), info: &objInfo{role: 79, ifaces: hasText, idKnown: true}}
+	jobs := w.enrichJobs([]*node{pw, entry})
+	if pw.value == nil || *pw.value != MaskedValue {
+		t.Fatalf("password value %v", pw.value)
+	}
+	if len(jobs) != 1 {
+		t.Errorf("%d jobs; only the entry's text should be read", len(jobs))
+	}
+	tree := &platform.Node{Role: "frame", Children: []*platform.Node{
+		{Role: "password text", Value: pw.value},
+		{Role: "entry", Value: new(string)},
+	}}
+	if n := secretsMasked(tree); n != 1 {
+		t.Errorf("SecretsMasked = %d", n)
+	}
+}
+
+func TestTextHelpers(t *testing.T) {
+	if got := truncateRunes("héllo wörld", 4); got != "héll" {
+		t.Errorf("truncateRunes = %q", got)
+	}
+	if got := truncateRunes("abc", 4); got != "abc" {
+		t.Errorf("truncateRunes = %q", got)
+	}
+	multi := &objInfo{role: 61} // "text", a text view
+	single := &objInfo{role: 61, states: bitsFrom([]uint32{1 << stateSingleLine})}
+	if shortText(multi) || !shortText(single) || !shortText(&objInfo{role: 29}) {
+		t.Error("shortText")
+	}
+}

@@ -1,0 +1,186 @@
+package atspi
+
+import (
+	"context"
+	"slices"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// ifaceSet is the set of AT-SPI interfaces an object implements, as bits.
+type ifaceSet uint16
+
+const (
+	hasAction ifaceSet = 1 << iota
+	hasComponent
+	hasText
+	hasEditableText
+	hasValue
+	hasSelection
+	hasTable
+	hasCollection
+	hasImage
+	hasHypertext
+	hasDocument
+)
+
+var ifaceBits = map[string]ifaceSet{
+	ifAction:                      hasAction,
+	ifComponent:                   hasComponent,
+	ifText:                        hasText,
+	"org.a11y.atspi.EditableText": hasEditableText,
+	ifValue:                       hasValue,
+	"org.a11y.atspi.Selection":    hasSelection,
+	"org.a11y.atspi.Table":        hasTable,
+	"org.a11y.atspi.Collection":   hasCollection,
+	"org.a11y.atspi.Image":        hasImage,
+	"org.a11y.atspi.Hypertext":    hasHypertext,
+	"org.a11y.atspi.Document":     hasDocument,
+}
+
+func ifacesFrom(names []string) ifaceSet {
+	var s ifaceSet
+	for _, n := range names {
+		s |= ifaceBits[n]
+	}
+	return s
+}
+
+// objInfo is what the walk knows about an object before enrichment.
+type objInfo struct {
+	role       uint32
+	name, desc string
+	states     stateBits
+	ifaces     ifaceSet
+	childCount int32 // -1: unknown, ask (containers that manage their descendants)
+	// children are the child references when known to be complete and in order.
+	children         []objRef
+	childrenComplete bool
+	id               string // AccessibleId
+	idKnown          bool
+}
+
+// managesDescendants reports a container whose children are not in the cache and may be too
+// many to list: walk those by index within the node budget.
+func (i *objInfo) managesDescendants() bool {
+	return i.childCount < 0 || i.states.has(stateManagesDescendants)
+}
+
+// cacheItem is one element of Cache.GetItems as at-spi2-core's ATK bridge (GTK 3) sends it
+// (2.46, checked live): a((so)(so)(so)iiassusau) — object, application, parent, index in
+// parent, child count (-1 for containers that manage their descendants), interfaces, name,
+// role, description, states.
+type cacheItem struct {
+	Obj, App, Parent  objRef
+	Index, ChildCount int32
+	Ifaces            []string
+	Name              string
+	Role              uint32
+	Desc              string
+	States            []uint32
+}
+
+// cacheItemV1 is the original layout, a((so)(so)(so)a(so)assusau), which lists the children
+// instead of index and count, as older bridges send it.
+type cacheItemV1 struct {
+	Obj, App, Parent objRef
+	Children         []objRef
+	Ifaces           []string
+	Name             string
+	Role             uint32
+	Desc             string
+	States           []uint32
+}
+
+// snapshot asks an application for its whole cache. It returns nil without error when the
+// application has no usable cache (no bridge cache, unknown layout), so the caller walks it
+// with calls instead.
+func (c *Client) snapshot(ctx context.Context, app objRef) (map[objRef]*objInfo, error) {
+	if c.noCache {
+		return nil, nil
+	}
+	call, f, err := c.call(ctx, app.Bus, cachePath, ifCache+".GetItems")
+	if err != nil {
+		if f.fatal() {
+			return nil, err
+		}
+		c.log.Debug("atspi: no GetItems cache, walking with calls", "app", app.Bus, "err", err)
+		return nil, nil
+	}
+	var items []cacheItem
+	if err := dbus.Store(call.Body, &items); err == nil {
+		return buildSnapshot(app.Bus, items), nil
+	}
+	var old []cacheItemV1
+	if err := dbus.Store(call.Body, &old); err == nil {
+		return buildSnapshotV1(app.Bus, old), nil
+	}
+	c.log.Debug("atspi: unknown GetItems layout, walking with calls", "app", app.Bus)
+	return nil, nil
+}
+
+func newInfo(it *cacheItem) *objInfo {
+	info := &objInfo{
+		role: it.Role, name: it.Name, desc: it.Desc,
+		states: bitsFrom(it.States), ifaces: ifacesFrom(it.Ifaces), childCount: it.ChildCount,
+	}
+	if info.states.has(stateManagesDescendants) {
+		info.childCount = -1
+	}
+	return info
+}
+
+func buildSnapshot(bus string, items []cacheItem) map[objRef]*objInfo {
+	snap := make(map[objRef]*objInfo, len(items))
+	type kid struct {
+		index int32
+		ref   objRef
+	}
+	kids := make(map[objRef][]kid)
+	for i := range items {
+		it := &items[i]
+		if it.Obj.Bus == "" {
+			it.Obj.Bus = bus
+		}
+		snap[it.Obj] = newInfo(it)
+		if !it.Parent.null() {
+			kids[it.Parent] = append(kids[it.Parent], kid{it.Index, it.Obj})
+		}
+	}
+	for parent, ks := range kids {
+		info := snap[parent]
+		if info == nil {
+			continue
+		}
+		slices.SortStableFunc(ks, func(a, b kid) int { return int(a.index) - int(b.index) })
+		info.children = make([]objRef, len(ks))
+		for i, k := range ks {
+			info.children[i] = k.ref
+		}
+	}
+	for _, info := range snap {
+		// A count the cache cannot account for (children not cached yet) is fetched live.
+		info.childrenComplete = !info.managesDescendants() && int(info.childCount) == len(info.children)
+	}
+	return snap
+}
+
+func buildSnapshotV1(bus string, items []cacheItemV1) map[objRef]*objInfo {
+	snap := make(map[objRef]*objInfo, len(items))
+	for i := range items {
+		it := &items[i]
+		if it.Obj.Bus == "" {
+			it.Obj.Bus = bus
+		}
+		info := newInfo(&cacheItem{
+			Role: it.Role, Name: it.Name, Desc: it.Desc, States: it.States, Ifaces: it.Ifaces,
+			ChildCount: int32(len(it.Children)),
+		})
+		if !info.managesDescendants() {
+			info.children = it.Children
+			info.childrenComplete = true
+		}
+		snap[it.Obj] = info
+	}
+	return snap
+}

@@ -1,0 +1,523 @@
+package atspi
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// node is one object during a walk.
+type node struct {
+	ref   objRef
+	info  *objInfo
+	depth int
+	kids  []*node
+	dead  atomic.Bool
+
+	kidRefs  []objRef // children chosen within the budget, before they are described
+	extents  *platform.Rect
+	extDone  bool
+	id       string // AccessibleId when the cache lacked it
+	roleName string
+	value    *string
+	actions  []string
+	// What this walk fetched that the client's meta cache should keep; one field per job so
+	// concurrent jobs on a node never write the same word.
+	gotKind, gotID, gotActions bool
+}
+
+// walker holds the state of one Tree call on one application.
+type walker struct {
+	c      *Client
+	sem    chan struct{} // bounds this walk's calls in flight across concurrent batches
+	app    objRef
+	snap   map[objRef]*objInfo // nil: the application has no cache; describe by calls
+	limits platform.TreeLimits
+
+	nodes     []*node         // every node kept, in breadth-first order
+	seen      map[objRef]bool // guards against applications that report an object twice
+	truncated atomic.Bool     // set from jobs
+	dead      int
+	timings   []any // phase durations for the debug log
+}
+
+// Tree returns the accessibility tree of the application frame that belongs to pid and whose
+// extents best match bounds (the window's client area in root coordinates: client-side
+// decorated GTK windows have larger frames and often empty names, so frames are matched by
+// pid and extents, never by title). The root is that frame, at depth 0.
+//
+// Limits below 1 node or depth 0 are raised to them. A hung application fails with
+// platform.ErrAppNotResponding within the call deadline; a pid with no registered
+// application, or an application without a frame, fails with platform.ErrNoAccessibleTree.
+func (c *Client) Tree(ctx context.Context, pid int, bounds platform.Rect, limits platform.TreeLimits) (platform.Tree, error) {
+	limits.MaxNodes = max(limits.MaxNodes, 1)
+	limits.MaxDepth = max(limits.MaxDepth, 0)
+	start, calls := time.Now(), c.calls.Load()
+	apps, err := c.appsOf(ctx, pid)
+	if err != nil {
+		return platform.Tree{}, err
+	}
+	if len(apps) == 0 {
+		return platform.Tree{}, fmt.Errorf("%w: no application of pid %d is registered on the AT-SPI bus "+
+			"(toolkit without accessibility, or started with NO_AT_BRIDGE=1); use capture and pixel input instead",
+			platform.ErrNoAccessibleTree, pid)
+	}
+	var (
+		best      *node
+		bestW     *walker
+		bestScore = -1.0
+		frames    int
+		firstErr  error
+	)
+	for _, app := range apps {
+		w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, limits: limits}
+		tops, err := w.topLevels(ctx)
+		if err != nil {
+			// Another application of the same process may still answer.
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		frames += len(tops)
+		for _, t := range tops {
+			if s := frameScore(t, bounds); s > bestScore {
+				best, bestW, bestScore = t, w, s
+			}
+		}
+	}
+	if best == nil {
+		if firstErr != nil {
+			return platform.Tree{}, firstErr
+		}
+		return platform.Tree{}, fmt.Errorf("%w: the application of pid %d has no frame; use capture and pixel input instead",
+			platform.ErrNoAccessibleTree, pid)
+	}
+	if frames > 1 && !bounds.Empty() && overlap(best, bounds) == 0 {
+		return platform.Tree{}, fmt.Errorf("%w: none of the %d frames of pid %d overlaps the window at %+v; use capture and pixel input instead",
+			platform.ErrNoAccessibleTree, frames, pid, bounds)
+	}
+	bestW.timings = append(bestW.timings, "frames", time.Since(start))
+	t, err := bestW.tree(ctx, best)
+	if err == nil {
+		c.log.Debug("atspi: tree", append([]any{"pid", pid, "nodes", t.NodeCount, "cache", bestW.snap != nil,
+			"total", time.Since(start), "calls", c.calls.Load() - calls}, bestW.timings...)...)
+	}
+	return t, err
+}
+
+// frameScore rates how well a top-level object matches the window: the overlap of their
+// rectangles, with small bonuses that break ties towards showing and active frames. Without
+// usable bounds only the bonuses count.
+func frameScore(n *node, bounds platform.Rect) float64 {
+	s := overlap(n, bounds)
+	if n.info.states.has(stateShowing) {
+		s += 1e-3
+	}
+	if n.info.states.has(stateActive) {
+		s += 1e-4
+	}
+	return s
+}
+
+// overlap is the intersection of the object's extents and bounds over their union: 1 when
+// they are the same rectangle, 0 when they do not meet or either is unknown.
+func overlap(n *node, bounds platform.Rect) float64 {
+	if n.extents == nil || bounds.Empty() {
+		return 0
+	}
+	in := n.extents.Intersect(bounds)
+	if in.Empty() {
+		return 0
+	}
+	inter := float64(in.Width) * float64(in.Height)
+	union := float64(n.extents.Width)*float64(n.extents.Height) + float64(bounds.Width)*float64(bounds.Height) - inter
+	return inter / union
+}
+
+// topLevels returns the application's top-level objects (frames, dialogs, windows) with their
+// extents. It fetches the application's cache first.
+func (w *walker) topLevels(ctx context.Context) ([]*node, error) {
+	snap, err := w.c.snapshot(ctx, w.app)
+	if err != nil {
+		return nil, err
+	}
+	w.snap = snap
+	app := &node{ref: w.app, depth: -1}
+	if info := snap[w.app]; info != nil && info.childrenComplete {
+		app.kidRefs = info.children
+	} else {
+		call, f, err := w.c.call(ctx, w.app.Bus, w.app.Path, ifAccessible+".GetChildren")
+		if err != nil {
+			if f.fatal() {
+				return nil, err
+			}
+			return nil, nil
+		}
+		_ = call.Store(&app.kidRefs)
+	}
+	tops, err := w.materialize(ctx, []*node{app})
+	if err != nil {
+		return nil, err
+	}
+	var jobs []job
+	for _, t := range tops {
+		if t.info.ifaces&hasComponent != 0 {
+			jobs = append(jobs, w.extentsJob(t))
+		}
+	}
+	if err := run(ctx, w.sem, jobs); err != nil {
+		return nil, err
+	}
+	live := tops[:0]
+	for _, t := range tops {
+		if !t.dead.Load() {
+			live = append(live, t)
+		}
+	}
+	return live, nil
+}
+
+// tree walks breadth-first from root within the limits and converts the kept nodes. Each
+// level is enriched (extents, ids, actions, values) in the background as soon as it is
+// known, so those calls overlap the calls that walk containers managing their descendants.
+func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		enrichers sync.WaitGroup
+		once      sync.Once
+		enrichErr error
+	)
+	enrich := func(level []*node) {
+		jobs := w.enrichJobs(level)
+		enrichers.Go(func() {
+			if err := run(ctx, w.sem, jobs); err != nil {
+				once.Do(func() { enrichErr = err; cancel() })
+			}
+		})
+	}
+	start := time.Now()
+	root.depth = 0
+	w.nodes = []*node{root}
+	level := []*node{root}
+	enrich(level)
+	walkErr := func() error {
+		for len(level) > 0 {
+			if err := w.countUnknown(ctx, level); err != nil {
+				return err
+			}
+			if level[0].depth >= w.limits.MaxDepth {
+				for _, n := range level {
+					if !n.dead.Load() && (n.info.childCount > 0 || len(n.info.children) > 0) {
+						w.truncated.Store(true)
+					}
+				}
+				return nil
+			}
+			if err := w.childRefs(ctx, level, w.limits.MaxNodes-len(w.nodes)); err != nil {
+				return err
+			}
+			next, err := w.materialize(ctx, level)
+			if err != nil {
+				return err
+			}
+			enrich(next)
+			w.nodes = append(w.nodes, next...)
+			level = next
+		}
+		return nil
+	}()
+	w.timings = append(w.timings, "walk", time.Since(start))
+	enrichers.Wait()
+	w.timings = append(w.timings, "enrich", time.Since(start))
+	if enrichErr != nil {
+		return platform.Tree{}, enrichErr // the first failure; the walk's is then only the cancellation
+	}
+	if walkErr != nil {
+		return platform.Tree{}, walkErr
+	}
+	w.remember()
+	if root.dead.Load() {
+		return platform.Tree{}, fmt.Errorf("%w: its frame disappeared during the walk", platform.ErrWindowClosed)
+	}
+	out, count := w.convert(root)
+	w.dead += len(w.nodes) - count
+	return platform.Tree{Root: out, NodeCount: count, Truncated: w.truncated.Load(), SkippedDead: w.dead,
+		SecretsMasked: secretsMasked(out)}, nil
+}
+
+// countUnknown asks containers that manage their descendants how many children they have.
+func (w *walker) countUnknown(ctx context.Context, level []*node) error {
+	var jobs []job
+	for _, n := range level {
+		if n.info.childCount >= 0 {
+			continue
+		}
+		jobs = append(jobs, func(ctx context.Context) error {
+			var cnt int32
+			f, err := w.c.property(ctx, n.ref.Bus, n.ref.Path, ifAccessible, "ChildCount", &cnt)
+			switch {
+			case err == nil:
+				n.info.childCount = cnt
+			case f.fatal():
+				return err
+			default:
+				n.info.childCount = 0
+				if f == failDead {
+					n.dead.Store(true)
+				}
+			}
+			return nil
+		})
+	}
+	return run(ctx, w.sem, jobs)
+}
+
+// maxListChildren is the most children of a container that manages its descendants fetched
+// with one GetChildren; beyond it, or when the budget takes only some, they are fetched by
+// index, because listing all of them can instantiate thousands of cells.
+const maxListChildren = 256
+
+// childRefs picks, in breadth-first order, the children each node of level may add within
+// budget nodes, and fetches the references the cache does not hold: with one GetChildren, or
+// by index for large containers that manage their descendants.
+func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error {
+	var jobs []job
+	for _, n := range level {
+		cnt := int(n.info.childCount)
+		if n.info.childrenComplete {
+			cnt = len(n.info.children)
+		}
+		if cnt <= 0 || n.dead.Load() {
+			continue
+		}
+		take := min(cnt, budget)
+		if take < cnt {
+			w.truncated.Store(true)
+		}
+		if take == 0 {
+			continue
+		}
+		budget -= take
+		switch {
+		case n.info.childrenComplete:
+			n.kidRefs = n.info.children[:take]
+		case n.info.managesDescendants() && (take < cnt || cnt > maxListChildren):
+			n.kidRefs = make([]objRef, take)
+			for i := range take {
+				jobs = append(jobs, func(ctx context.Context) error {
+					call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAccessible+".GetChildAtIndex", int32(i))
+					if err != nil {
+						if f.fatal() {
+							return err
+						}
+						return nil // left null: counted as dead
+					}
+					_ = call.Store(&n.kidRefs[i])
+					return nil
+				})
+			}
+		default:
+			jobs = append(jobs, func(ctx context.Context) error {
+				call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAccessible+".GetChildren")
+				if err != nil {
+					if f.fatal() {
+						return err
+					}
+					if f == failDead {
+						n.dead.Store(true)
+					}
+					return nil
+				}
+				var refs []objRef
+				_ = call.Store(&refs)
+				if len(refs) > take {
+					refs = refs[:take]
+					w.truncated.Store(true)
+				}
+				n.kidRefs = refs
+				return nil
+			})
+		}
+	}
+	return run(ctx, w.sem, jobs)
+}
+
+// materialize turns the chosen child references of parents into the next level's nodes: from
+// the cache when it has them, otherwise described with calls, all in one batch. Children that
+// vanished are counted and left out.
+func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, error) {
+	var unknown []*node
+	for _, n := range parents {
+		n.kids = make([]*node, 0, len(n.kidRefs))
+		for _, r := range n.kidRefs {
+			if r.null() {
+				w.dead++
+				continue
+			}
+			if w.seen[r] {
+				continue // a cycle or a shared child: keep its first place only
+			}
+			if w.seen == nil {
+				w.seen = make(map[objRef]bool)
+			}
+			w.seen[r] = true
+			k := &node{ref: r, depth: n.depth + 1}
+			if info := w.snap[r]; info != nil {
+				k.info = info
+			} else {
+				unknown = append(unknown, k)
+			}
+			n.kids = append(n.kids, k)
+		}
+		n.kidRefs = nil
+	}
+	if err := w.describe(ctx, unknown); err != nil {
+		return nil, err
+	}
+	var next []*node
+	for _, n := range parents {
+		live := n.kids[:0]
+		for _, k := range n.kids {
+			if k.dead.Load() || k.info.states.has(stateDefunct) {
+				w.dead++
+				continue
+			}
+			live = append(live, k)
+		}
+		n.kids = live
+		next = append(next, live...)
+	}
+	return next, nil
+}
+
+// describe fetches with calls what the cache would have told about each node; role and
+// interfaces come from the client's meta cache when it knows the object.
+func (w *walker) describe(ctx context.Context, nodes []*node) error {
+	var jobs []job
+	for _, n := range nodes {
+		info := &objInfo{}
+		n.info = info
+		bus, path := n.ref.Bus, n.ref.Path
+		if m := w.c.meta.get(n.ref); m.has&metaKind != 0 {
+			info.role, info.ifaces = m.role, m.ifaces
+		} else {
+			n.gotKind = true
+			jobs = append(jobs, func(ctx context.Context) error {
+				call, f, err := w.c.call(ctx, bus, path, ifAccessible+".GetRole")
+				if err != nil {
+					if f.fatal() {
+						return err
+					}
+					n.dead.Store(true) // every object implements Accessible: a refusal means it is gone
+					return nil
+				}
+				_ = call.Store(&info.role)
+				return nil
+			}, func(ctx context.Context) error {
+				call, f, err := w.c.call(ctx, bus, path, ifAccessible+".GetInterfaces")
+				if err != nil {
+					return nodeFailure(n, f, err)
+				}
+				var names []string
+				_ = call.Store(&names)
+				info.ifaces = ifacesFrom(names)
+				return nil
+			})
+		}
+		jobs = append(jobs, func(ctx context.Context) error {
+			call, f, err := w.c.call(ctx, bus, path, ifAccessible+".GetState")
+			if err != nil {
+				if f.fatal() {
+					return err
+				}
+				n.dead.Store(true)
+				return nil
+			}
+			var words []uint32
+			_ = call.Store(&words)
+			info.states = bitsFrom(words)
+			return nil
+		}, func(ctx context.Context) error {
+			return w.accessibleProps(ctx, n)
+		})
+	}
+	return run(ctx, w.sem, jobs)
+}
+
+// accessibleProps reads name, description, child count and accessible id in one GetAll,
+// falling back to single reads for bridges without GetAll.
+func (w *walker) accessibleProps(ctx context.Context, n *node) error {
+	bus, path, info := n.ref.Bus, n.ref.Path, n.info
+	call, f, err := w.c.call(ctx, bus, path, propGetAll, ifAccessible)
+	if err == nil {
+		var props map[string]dbus.Variant
+		if call.Store(&props) == nil {
+			_ = props["Name"].Store(&info.name)
+			_ = props["Description"].Store(&info.desc)
+			_ = props["ChildCount"].Store(&info.childCount)
+			if v, ok := props["AccessibleId"]; ok {
+				_ = v.Store(&info.id)
+			}
+			info.idKnown = true
+			return nil
+		}
+	} else if f.fatal() {
+		return err
+	} else if f == failDead {
+		n.dead.Store(true)
+		return nil
+	}
+	for _, p := range []struct {
+		name string
+		v    any
+	}{{"Name", &info.name}, {"Description", &info.desc}, {"ChildCount", &info.childCount}} {
+		if f, err := w.c.property(ctx, bus, path, ifAccessible, p.name, p.v); err != nil {
+			return nodeFailure(n, f, err)
+		}
+	}
+	return nil
+}
+
+// convert builds the platform tree from the live nodes and returns it with its size.
+func (w *walker) convert(n *node) (*platform.Node, int) {
+	role := n.roleName
+	if role == "" {
+		role, _ = roleName(n.info.role)
+	}
+	out := &platform.Node{
+		Ref:          FormatRef(n.ref.Bus, n.ref.Path),
+		Role:         role,
+		ControlType:  ControlType(role),
+		Name:         n.info.name,
+		Description:  n.info.desc,
+		AutomationID: n.id,
+		States:       n.info.states.set(),
+		Value:        n.value,
+		Actions:      n.actions,
+	}
+	if n.info.idKnown {
+		out.AutomationID = n.info.id
+	}
+	if n.info.states.has(stateShowing) {
+		// Frames are measured before this check to match windows; hidden ones keep no bounds.
+		out.Bounds = n.extents
+	}
+	count := 1
+	for _, k := range n.kids {
+		if k.dead.Load() {
+			continue
+		}
+		kn, kc := w.convert(k)
+		out.Children = append(out.Children, kn)
+		count += kc
+	}
+	return out, count
+}
