@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,6 +72,12 @@ type Tool struct {
 	// ManagesSessions tools (session-start/-status/-end) resolve sessionId themselves, so that
 	// ending an ended session can be idempotent instead of failing unknown-session up front.
 	ManagesSessions bool
+	// ResultSchema is the JSON Schema of the result object (for docs).
+	ResultSchema json.RawMessage
+	// Errors and Warnings are the codes this tool can produce beyond the common ones (for docs
+	// and the guidance coverage test).
+	Errors   []contract.Code
+	Warnings []contract.Code
 }
 
 // Catalog is an ordered set of tools. Build it once at start-up; it is read-only afterwards.
@@ -114,7 +121,13 @@ type Spec[In any] struct {
 	Description     string
 	Annotations     Annotations
 	ManagesSessions bool
-	Run             func(ctx context.Context, call *Call, in *In) (*Response, error)
+	// Result is a zero value of the result type; its schema documents the result.
+	Result any
+	// ResultTypeSchemas stands in for types the schema cannot be derived from (recursive ones).
+	ResultTypeSchemas map[reflect.Type]*jsonschema.Schema
+	Errors            []contract.Code
+	Warnings          []contract.Code
+	Run               func(ctx context.Context, call *Call, in *In) (*Response, error)
 }
 
 // Define builds a descriptor for a tool whose arguments decode into In. The input schema is
@@ -131,6 +144,9 @@ func Define[In any](spec Spec[In]) *Tool {
 	}
 	schema.Properties["sessionId"] = &jsonschema.Schema{Type: "string",
 		Description: "Session to run in; omit for the shared default session."}
+	if len(schema.PropertyOrder) > 0 {
+		schema.PropertyOrder = append(schema.PropertyOrder, "sessionId")
+	}
 	schema.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
@@ -140,9 +156,21 @@ func Define[In any](spec Spec[In]) *Tool {
 	if err != nil {
 		panic(fmt.Sprintf("catalog: marshal schema for %s: %v", spec.Name, err))
 	}
+	var resultSchema json.RawMessage
+	if spec.Result != nil {
+		rs, err := jsonschema.ForType(reflect.TypeOf(spec.Result),
+			&jsonschema.ForOptions{IgnoreInvalidTypes: true, TypeSchemas: spec.ResultTypeSchemas})
+		if err != nil {
+			panic(fmt.Sprintf("catalog: result schema for %s: %v", spec.Name, err))
+		}
+		if resultSchema, err = json.Marshal(rs); err != nil {
+			panic(fmt.Sprintf("catalog: marshal result schema for %s: %v", spec.Name, err))
+		}
+	}
 	return &Tool{
 		Name: spec.Name, Title: spec.Title, Description: spec.Description,
 		Annotations: spec.Annotations, InputSchema: raw, ManagesSessions: spec.ManagesSessions,
+		ResultSchema: resultSchema, Errors: spec.Errors, Warnings: spec.Warnings,
 		Handler: func(ctx context.Context, call *Call, args json.RawMessage) (*Response, error) {
 			in := new(In)
 			if err := decodeArgs(resolved, args, in); err != nil {

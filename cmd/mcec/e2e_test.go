@@ -1,0 +1,440 @@
+package main_test
+
+// End-to-end tests of the real binary: built once, then driven as an MCP client would drive it,
+// over stdio and over HTTP, each run on the private headless desktop mcec starts for itself.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/contract/contracttest"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcec-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "mcec")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build mcec: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// mcecCmd is the binary with a clean desktop environment: no DISPLAY, so it starts its own.
+func mcecCmd(t *testing.T, args ...string) *exec.Cmd {
+	cmd := exec.Command(binary, args...)
+	env := []string{"MCEC_SESSIONS_DIR=" + t.TempDir(), "MCEC_LOG_LEVEL=warn"}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "MCEC_SERVER", "MCEC_SESSIONS_DIR", "MCEC_LOG_LEVEL":
+		default:
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	return cmd
+}
+
+// childPIDs lists the direct children of pid (the private desktop's processes).
+func childPIDs(pid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces, so split after the last ')'.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// assertGone fails unless every pid has exited (or is a zombie waiting for its reaper).
+func assertGone(t *testing.T, pids []int) {
+	t.Helper()
+	for _, p := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		if fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(fields) > 0 && fields[0] != "Z" {
+			t.Errorf("process %d is still running after mcec exited: %s", p, stat)
+		}
+	}
+}
+
+func envelopeOf(t *testing.T, res *mcp.CallToolResult) contract.Envelope {
+	t.Helper()
+	if len(res.Content) == 0 {
+		t.Fatal("empty tool result")
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("first block is %T", res.Content[0])
+	}
+	env := contracttest.Check(t, []byte(text.Text))
+	if res.IsError != !env.OK() {
+		t.Fatalf("isError=%v but ok=%v", res.IsError, env.OK())
+	}
+	return env
+}
+
+// exercise runs the skeleton's tools through an MCP client session against a desktop that has
+// gtk3-widget-factory starting in it.
+func exercise(t *testing.T, cs *mcp.ClientSession) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, "observe") {
+		t.Errorf("initialize instructions: %q", ins)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]*mcp.Tool{}
+	for _, tool := range tools.Tools {
+		names[tool.Name] = tool
+	}
+	for _, want := range []string{"windows", "query", "capture", "displays", "session-start", "session-status", "session-end"} {
+		if names[want] == nil || names[want].InputSchema == nil || names[want].Annotations == nil {
+			t.Errorf("tool %s missing or without schema/annotations", want)
+		}
+	}
+	if !names["windows"].Annotations.ReadOnlyHint {
+		t.Error("windows is not annotated read-only")
+	}
+
+	// The factory starts with mcec; wait until its window is listed.
+	var pid int
+	deadline := time.Now().Add(30 * time.Second)
+	for pid == 0 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "windows", Arguments: map[string]any{"process": "gtk3-widget-factory"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Windows []struct {
+				ProcessID int `json:"processId"`
+			} `json:"windows"`
+		}
+		if err := envelopeOf(t, res).DecodeResult(&r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Windows) == 1 {
+			pid = r.Windows[0].ProcessID
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("gtk3-widget-factory never appeared")
+		}
+		time.Sleep(100 * time.Millisecond) // polling a condition (the window list) with a deadline
+	}
+
+	// query: the tree may take a moment to register on the a11y bus after the window maps.
+	for {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "query", Arguments: map[string]any{"pid": pid, "maxDepth": 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := envelopeOf(t, res)
+		if env.OK() {
+			break
+		}
+		if env.Err().Code != contract.CodeNoAccessibleTree || time.Now().After(deadline) {
+			t.Fatalf("query: %+v", env.Err())
+		}
+		time.Sleep(100 * time.Millisecond) // polling the registration with a deadline
+	}
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture", Arguments: map[string]any{"pid": pid, "maxWidth": 320}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := envelopeOf(t, res); !env.OK() {
+		t.Fatalf("capture: %+v", env.Err())
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("capture returned %d blocks, want text + image", len(res.Content))
+	}
+	if img, ok := res.Content[1].(*mcp.ImageContent); !ok || img.MIMEType != "image/png" || !bytes.HasPrefix(img.Data, []byte("\x89PNG")) {
+		t.Fatalf("second block %T is not a PNG image", res.Content[1])
+	}
+
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "query", Arguments: map[string]any{"window": "no such window"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := envelopeOf(t, res); !res.IsError || env.Err().Code != contract.CodeWindowNotFound {
+		t.Fatalf("failing call: %+v", env.Err())
+	}
+
+	// An unknown tool is a protocol error, not an envelope.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no-such-tool", Arguments: map[string]any{}}); err == nil {
+		t.Error("unknown tool did not fail at the protocol level")
+	}
+}
+
+func TestStdioWithGoClient(t *testing.T) {
+	cmd := mcecCmd(t, "mcp", "--launch", "gtk3-widget-factory")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	children := childPIDs(cmd.Process.Pid)
+	if len(children) < 4 {
+		t.Errorf("expected the private desktop's processes as children, got %v", children)
+	}
+	exercise(t, cs)
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	assertGone(t, children)
+	if t.Failed() {
+		t.Logf("stderr:\n%s", stderr.String())
+	}
+}
+
+func TestStdioSurvivesMalformedLines(t *testing.T) {
+	cmd := mcecCmd(t, "mcp")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("mcec did not exit when stdin closed")
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 16<<20)
+	send := func(s string) { io.WriteString(stdin, s+"\n") }
+	recv := func() map[string]any {
+		t.Helper()
+		got := make(chan map[string]any, 1)
+		go func() {
+			var m map[string]any
+			if lines.Scan() {
+				_ = json.Unmarshal(lines.Bytes(), &m)
+			}
+			got <- m
+		}()
+		select {
+		case m := <-got:
+			if m == nil {
+				t.Fatalf("no response; stderr:\n%s", stderr.String())
+			}
+			return m
+		case <-time.After(30 * time.Second):
+			t.Fatalf("timed out; stderr:\n%s", stderr.String())
+		}
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if r := recv(); r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":`)
+	r := recv()
+	if e, _ := r["error"].(map[string]any); e == nil || e["code"] != float64(-32700) {
+		t.Fatalf("malformed line: %v", r)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"displays","arguments":{}}}`)
+	r = recv()
+	if r["id"] != float64(3) || r["result"] == nil {
+		t.Fatalf("request after the malformed line: %v", r)
+	}
+	raw, _ := json.Marshal(r["result"])
+	var tr struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	json.Unmarshal(raw, &tr)
+	if env := contracttest.Check(t, []byte(tr.Content[0].Text)); !env.OK() {
+		t.Fatalf("displays: %+v", env.Err())
+	}
+}
+
+var listening = regexp.MustCompile(`serving MCP at (http://[^ ]+)/mcp`)
+
+func TestHTTP(t *testing.T) {
+	cmd := mcecCmd(t, "serve", "--port", "0", "--launch", "gtk3-widget-factory")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var children []int
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("mcec serve did not stop on SIGTERM")
+		}
+		assertGone(t, children)
+	})
+	urlc := make(chan string, 1)
+	var log bytes.Buffer
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- m[1]
+			}
+		}
+	}()
+	var base string
+	select {
+	case base = <-urlc:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("mcec serve did not start")
+	}
+	children = childPIDs(cmd.Process.Pid)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exercise(t, cs)
+	cs.Close()
+
+	// The façade: the body is the arguments, the response the envelope, 200 whatever ok says.
+	for _, tc := range []struct {
+		tool, body string
+		status     int
+		ok         bool
+	}{
+		{"windows", `{}`, 200, true},
+		{"query", `{"window":"no such window"}`, 200, false},
+		{"windows", `{"window":`, 400, false},
+		{"nope", `{}`, 404, false},
+	} {
+		resp, err := http.Post(base+"/v1/tools/"+tc.tool, "application/json", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s %s: status %d, want %d: %s", tc.tool, tc.body, resp.StatusCode, tc.status, body)
+			continue
+		}
+		if tc.status == 200 {
+			if env := contracttest.Check(t, body); env.OK() != tc.ok {
+				t.Errorf("%s: ok=%v", tc.tool, env.OK())
+			}
+		}
+	}
+
+	// mcec call finds the running server by URL.
+	call := mcecCmd(t, "call", "--server", base, "windows")
+	out, err := call.Output()
+	if err != nil {
+		t.Fatalf("mcec call --server: %v", err)
+	}
+	contracttest.Check(t, bytes.TrimSpace(out))
+	if t.Failed() {
+		t.Logf("server log:\n%s", log.String())
+	}
+}
+
+func TestCallCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantExit int
+		envelope bool
+	}{
+		{"ok", []string{"call", "--local", "displays"}, 0, true},
+		{"tool failure", []string{"call", "--local", "query", `{"window":"none"}`}, 1, true},
+		{"bad JSON", []string{"call", "--local", "windows", `{"x":`}, 2, false},
+		{"unknown tool", []string{"call", "--local", "nope"}, 2, false},
+		{"no tool", []string{"call"}, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := mcecCmd(t, tt.args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantExit {
+				t.Fatalf("exit %d, want %d; stdout %s; stderr %s", code, tt.wantExit, stdout.String(), stderr.String())
+			}
+			if tt.envelope {
+				contracttest.Check(t, bytes.TrimSpace(stdout.Bytes()))
+			} else if stdout.Len() > 0 {
+				t.Errorf("stdout on a usage error: %s", stdout.String())
+			}
+		})
+	}
+}
+
+func TestDesktopRun(t *testing.T) {
+	cmd := mcecCmd(t, "desktop", "run", "--", "sh", "-c", `test -n "$DISPLAY" && test -n "$DBUS_SESSION_BUS_ADDRESS" && exit 7`)
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
+		t.Fatalf("desktop run: %v, want exit 7", err)
+	}
+}

@@ -1,0 +1,165 @@
+// Package cli is mcec's command line: one file per command. Commands parse flags and call into
+// the daemon and transports; they hold no desktop logic of their own.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/headless"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command ran and failed (mcec call: the envelope says ok:false)
+	exitUsage   = 2
+)
+
+// usageError marks errors that are the caller's wording, not a failure of the work.
+type usageError struct{ error }
+
+// exitError carries a specific exit code out of a command.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// streams are the command's standard streams, injected so commands are testable.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	headless    bool
+	screen      string
+	sessionsDir string
+	logLevel    string
+	launch      []string
+}
+
+// Main runs mcec with args and returns the process exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(&streams{in: stdin, out: stdout, err: stderr})
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "mcec:", err)
+		return exitUsage
+	case isCobraUsage(err):
+		fmt.Fprintln(stderr, "mcec:", err)
+		return exitUsage
+	default:
+		fmt.Fprintln(stderr, "mcec:", err)
+		return exitFailure
+	}
+}
+
+// isCobraUsage recognises cobra's own flag and argument errors, which it returns untyped.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs an argument",
+		"invalid argument", "accepts ", "requires at least", "requires at most"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRootCmd(st *streams) *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "mcec",
+		Short: "Eyes and hands on a Linux X11 desktop for AI agents, over MCP and HTTP",
+		Long: `mcec serves desktop tools (windows, accessibility trees, captures, displays, sessions) to AI
+agents over the Model Context Protocol (stdio or HTTP) and a plain HTTP façade. Every tool answers
+with one JSON envelope: {sessionId, ok, result | error, warnings}.
+
+Without DISPLAY (or with --headless) mcec starts its own private headless desktop (Xvfb, D-Bus,
+AT-SPI, openbox) and stops it on exit.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	pf := root.PersistentFlags()
+	pf.BoolVar(&g.headless, "headless", false, "start a private headless desktop even when DISPLAY is set")
+	pf.StringVar(&g.screen, "screen", "1280x800x24", "geometry of the private desktop, WxHxDEPTH")
+	pf.StringVar(&g.sessionsDir, "sessions-dir", envOr("MCEC_SESSIONS_DIR", ""), "directory for session artifacts (default $XDG_STATE_HOME/mcec/sessions; env MCEC_SESSIONS_DIR)")
+	pf.StringVar(&g.logLevel, "log-level", envOr("MCEC_LOG_LEVEL", "info"), "log level: debug, info, warn, error (logs go to stderr, never stdout)")
+	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
+	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
+		newAgentGuideCmd(st), newVersionCmd(st))
+	return root
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// logger builds the stderr logger at the configured level.
+func (g *globalOptions) logger(w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(g.logLevel)); err != nil {
+		return nil, usageError{fmt.Errorf("--log-level: %w", err)}
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), nil
+}
+
+// daemonConfig turns the global flags into the daemon's configuration.
+func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
+	var w, h, depth int
+	if _, err := fmt.Sscanf(g.screen, "%dx%dx%d", &w, &h, &depth); err != nil || w < 64 || h < 64 || w > 16384 || h > 16384 {
+		return daemon.Config{}, usageError{fmt.Errorf("--screen %q: want WxHxDEPTH, e.g. 1280x800x24", g.screen)}
+	}
+	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log,
+		Screen: headless.Options{Width: w, Height: h, Depth: depth}}
+	for _, l := range g.launch {
+		if argv := strings.Fields(l); len(argv) > 0 {
+			cfg.Launch = append(cfg.Launch, argv)
+		}
+	}
+	return cfg, nil
+}
+
+// startDaemon builds the logger and the daemon from the global flags.
+func (g *globalOptions) startDaemon(ctx context.Context, logTo io.Writer) (*daemon.Daemon, *slog.Logger, error) {
+	log, err := g.logger(logTo)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := g.daemonConfig(log)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := daemon.Start(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, log, nil
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcec/mcec/internal/transport"
+)
+
+type serveOptions struct {
+	port int
+	bind string
+}
+
+func newServeCmd(g *globalOptions, st *streams) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve MCP streamable HTTP at /mcp and the façade at POST /v1/tools/{tool}",
+		Long: `Serve over HTTP on 127.0.0.1:5151: MCP streamable HTTP at POST /mcp, and the plain façade
+POST /v1/tools/{tool} whose body is the tool's arguments and whose response is the envelope
+(HTTP 200 whatever ok says). Only loopback addresses are accepted.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return serveRun(cmd.Context(), g, st, o) },
+	}
+	cmd.Flags().IntVar(&o.port, "port", 5151, "TCP port")
+	cmd.Flags().StringVar(&o.bind, "bind", "127.0.0.1", "address to bind (loopback only)")
+	return cmd
+}
+
+func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOptions) error {
+	if o.port < 0 || o.port > 65535 {
+		return usageError{fmt.Errorf("--port %d: want 0-65535", o.port)}
+	}
+	ip := net.ParseIP(o.bind)
+	if o.bind == "localhost" {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	if ip == nil || !ip.IsLoopback() {
+		return usageError{fmt.Errorf("--bind %q: mcec serves loopback addresses only (127.0.0.1 or ::1); "+
+			"a non-loopback listener needs a token, which this build does not offer yet", o.bind)}
+	}
+	d, log, err := g.startDaemon(ctx, st.err)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(o.port)))
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           transport.NewHTTPHandler(d.Dispatcher, d.MCPServer(), log),
+		ReadHeaderTimeout: 10 * time.Second,
+		// Requests inherit the serve context, so a shutdown also ends MCP event streams (GET
+		// /mcp), which would otherwise hold Shutdown until its timeout.
+		BaseContext: func(net.Listener) context.Context { return ctx },
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(st.err, "mcec: serving MCP at %s/mcp and the façade at %s/v1/tools/{tool}\n", base, base)
+	if d.Private != nil {
+		fmt.Fprintf(st.err, "mcec: private desktop on DISPLAY=%s; try: mcec call --server %s windows\n", d.Private.Display(), base)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+// Package daemon is mcec's composition root: configuration → desktop (private headless, or the
+// existing DISPLAY) → platform backend → sessions → tool catalog → dispatcher → MCP server.
+// Only cmd/mcec's CLI (internal/cli) and end-to-end tests import it; nothing it assembles
+// imports it back.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcec/mcec/internal/agentguide"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/session"
+	"github.com/mcec/mcec/internal/tools"
+	"github.com/mcec/mcec/internal/transport"
+)
+
+// Version is mcec's version, set at build time with -ldflags "-X ...daemon.Version=v1.2.3".
+var Version = "dev"
+
+// Config is the daemon's configuration, already merged from flags and environment.
+type Config struct {
+	// Headless forces a private desktop even when DISPLAY is set. Without DISPLAY mcec always
+	// starts one.
+	Headless bool
+	// Screen is the private desktop's geometry (default 1280x800x24).
+	Screen headless.Options
+	// SessionsDir holds the session artifact directories (default: $XDG_STATE_HOME/mcec/sessions).
+	SessionsDir string
+	// Launch lists programs the operator asked to start inside the desktop at start-up.
+	Launch [][]string
+	Logger *slog.Logger
+}
+
+// Daemon is a running mcec core, shared by every transport.
+type Daemon struct {
+	Desktop    platform.Desktop
+	Dispatcher *dispatch.Dispatcher
+	Sessions   *session.Store
+	// Private is the embedded desktop, nil when attached to an existing DISPLAY.
+	Private *headless.Desktop
+
+	log      *slog.Logger
+	env      []string
+	mu       sync.Mutex
+	launched []*launchedProc
+	closed   bool
+}
+
+// launchedProc is a program the daemon started; done closes when it has been reaped.
+type launchedProc struct {
+	pid  int
+	done chan struct{}
+}
+
+// Start assembles the daemon. On error, everything it started is stopped again.
+func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &Daemon{log: log, env: os.Environ()}
+	defer func() {
+		if err != nil {
+			d.Close()
+		}
+	}()
+
+	display, bus := os.Getenv("DISPLAY"), os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	if cfg.Headless || display == "" {
+		opts := cfg.Screen
+		opts.Logger = log
+		d.Private, err = headless.Start(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("start the private desktop: %w", err)
+		}
+		display, bus, d.env = d.Private.Display(), d.Private.DBusAddress(), d.Private.Env()
+		log.Info("private desktop started", "display", display)
+	} else {
+		log.Info("attached to the existing desktop", "display", display)
+	}
+
+	d.Desktop, err = linux.Open(ctx, linux.Config{Display: display, DBusAddress: bus, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	dir := cfg.SessionsDir
+	if dir == "" {
+		dir = DefaultSessionsDir()
+	}
+	d.Sessions = session.NewStore(session.Options{Root: dir})
+	cat := catalog.New()
+	tools.Register(cat, &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log})
+	d.Dispatcher = dispatch.New(cat, d.Sessions, log)
+
+	for _, argv := range cfg.Launch {
+		if err := d.launch(argv); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// DefaultSessionsDir is $XDG_STATE_HOME/mcec/sessions, or ~/.local/state/mcec/sessions.
+func DefaultSessionsDir() string {
+	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
+		return filepath.Join(s, "mcec", "sessions")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "mcec", "sessions")
+	}
+	return filepath.Join(os.TempDir(), "mcec-sessions")
+}
+
+// MCPServer builds an MCP server over the daemon's dispatcher.
+func (d *Daemon) MCPServer() *mcp.Server {
+	return transport.NewMCPServer(d.Dispatcher, transport.ServerInfo{
+		Name: "mcec", Version: Version, Instructions: agentguide.Text, Logger: d.log})
+}
+
+// Env is the environment for programs run inside the desktop.
+func (d *Daemon) Env() []string { return d.env }
+
+// launch starts an operator-requested program in its own process group; Close stops it by PID.
+func (d *Daemon) launch(argv []string) error {
+	if len(argv) == 0 {
+		return errors.New("launch: empty command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = d.env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("launch %s: %w", argv[0], err)
+	}
+	d.log.Info("launched", "program", argv[0], "pid", cmd.Process.Pid)
+	p := &launchedProc{pid: cmd.Process.Pid, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	d.mu.Lock()
+	d.launched = append(d.launched, p)
+	d.mu.Unlock()
+	return nil
+}
+
+// Close stops launched programs by PID, closes the backend and stops the private desktop.
+// It is idempotent.
+func (d *Daemon) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	launched := d.launched
+	d.mu.Unlock()
+
+	var errs []error
+	for _, p := range launched {
+		p.stop()
+	}
+	if d.Desktop != nil {
+		errs = append(errs, d.Desktop.Close())
+	}
+	if d.Private != nil {
+		errs = append(errs, d.Private.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+// stop sends SIGTERM to the program's process group, then SIGKILL if it has not exited after a
+// grace period, and waits until it is reaped.
+func (p *launchedProc) stop() {
+	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Second):
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		<-p.done
+	}
+}

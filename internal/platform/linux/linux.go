@@ -1,0 +1,126 @@
+// Package linux is the Linux desktop backend: X11 for windows, displays and pixels, AT-SPI2 for
+// accessibility trees, joined behind platform.Desktop.
+package linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/atspi"
+	"github.com/mcec/mcec/internal/platform/x11"
+)
+
+// Config says which desktop to attach to.
+type Config struct {
+	Display     string // X display; "" = $DISPLAY
+	DBusAddress string // session bus; "" = $DBUS_SESSION_BUS_ADDRESS
+	// AtspiCallTimeout bounds each AT-SPI call: a hung application costs one of these.
+	AtspiCallTimeout time.Duration
+	Logger           *slog.Logger
+}
+
+// Desktop implements platform.Desktop.
+type Desktop struct {
+	cfg Config
+	x   *x11.Conn
+
+	mu sync.Mutex
+	a  *atspi.Client // connected lazily: windows and pixels work even when the a11y bus does not
+}
+
+var _ platform.Desktop = (*Desktop)(nil)
+
+// Open connects to the X display. The accessibility bus is connected on first use, and again
+// after a failure, so a late or restarted a11y bus never needs a server restart.
+func Open(ctx context.Context, cfg Config) (*Desktop, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	x, err := x11.Dial(ctx, cfg.Display)
+	if err != nil {
+		return nil, err
+	}
+	return &Desktop{cfg: cfg, x: x}, nil
+}
+
+func (d *Desktop) atspi(ctx context.Context) (*atspi.Client, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.a != nil {
+		return d.a, nil
+	}
+	a, err := atspi.Connect(ctx, d.cfg.DBusAddress, atspi.Options{CallTimeout: d.cfg.AtspiCallTimeout, Logger: d.cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	d.a = a
+	return a, nil
+}
+
+// Windows implements platform.Desktop.
+func (d *Desktop) Windows(ctx context.Context) ([]platform.Window, error) { return d.x.Windows(ctx) }
+
+// Window implements platform.Desktop.
+func (d *Desktop) Window(ctx context.Context, handle uint32) (platform.Window, error) {
+	return d.x.Window(ctx, handle)
+}
+
+// Displays implements platform.Desktop.
+func (d *Desktop) Displays(ctx context.Context) (platform.Displays, error) { return d.x.Displays(ctx) }
+
+// CaptureRect implements platform.Desktop.
+func (d *Desktop) CaptureRect(ctx context.Context, r platform.Rect) (*image.RGBA, error) {
+	return d.x.CaptureRect(ctx, r)
+}
+
+// CaptureWindow implements platform.Desktop.
+func (d *Desktop) CaptureWindow(ctx context.Context, handle uint32) (platform.WindowCapture, error) {
+	return d.x.CaptureWindow(ctx, handle)
+}
+
+// Tree implements platform.Desktop: the AT-SPI application is found by the window's pid.
+func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.TreeLimits) (platform.Tree, error) {
+	if w.ProcessID == 0 {
+		return platform.Tree{}, fmt.Errorf("%w: window %d does not say which process owns it (_NET_WM_PID unset); use capture and pixel input",
+			platform.ErrNoAccessibleTree, w.Handle)
+	}
+	a, err := d.atspi(ctx)
+	if err != nil {
+		return platform.Tree{}, err
+	}
+	t, err := a.Tree(ctx, w.ProcessID, w.Bounds, limits)
+	if errors.Is(err, platform.ErrAtspiUnavailable) {
+		d.reset(a)
+	}
+	return t, err
+}
+
+// reset drops a broken a11y connection so the next call reconnects.
+func (d *Desktop) reset(a *atspi.Client) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.a == a {
+		_ = a.Close()
+		d.a = nil
+	}
+}
+
+// Close implements platform.Desktop.
+func (d *Desktop) Close() error {
+	d.mu.Lock()
+	a := d.a
+	d.a = nil
+	d.mu.Unlock()
+	var errs []error
+	if a != nil {
+		errs = append(errs, a.Close())
+	}
+	errs = append(errs, d.x.Close())
+	return errors.Join(errs...)
+}

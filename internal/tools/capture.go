@@ -1,0 +1,243 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"image"
+	"slices"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/atomicfile"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/imaging"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// Region caps (PRODUCT.md §4): checked before anything is allocated.
+const (
+	maxRegionSide   = 16384
+	maxRegionPixels = 64_000_000
+)
+
+// Region is a rectangle argument: absolute screen pixels, or window-relative with a window target.
+type Region struct {
+	X      int `json:"x" jsonschema:"Left edge in pixels."`
+	Y      int `json:"y" jsonschema:"Top edge in pixels."`
+	Width  int `json:"width" jsonschema:"Width in pixels (1 to 16384)."`
+	Height int `json:"height" jsonschema:"Height in pixels (1 to 16384)."`
+}
+
+func (r Region) rect() platform.Rect { return platform.Rect(r) }
+
+// check rejects empty and oversized regions before any pixel is touched.
+func (r Region) check() error {
+	if r.Width <= 0 || r.Height <= 0 {
+		return contract.Errorf(contract.CodeBadArguments, "region width and height must be positive, got %dx%d", r.Width, r.Height)
+	}
+	if r.Width > maxRegionSide || r.Height > maxRegionSide || int64(r.Width)*int64(r.Height) > maxRegionPixels {
+		return contract.Errorf(contract.CodeRegionTooLarge,
+			"region %dx%d exceeds the caps (%d px a side, %d px in all); capture a smaller region",
+			r.Width, r.Height, maxRegionSide, maxRegionPixels)
+	}
+	return nil
+}
+
+type captureArgs struct {
+	WindowTarget
+	Region      *Region  `json:"region,omitempty" jsonschema:"Rectangle to capture: absolute screen pixels, or relative to the window when a window target is given. Without region and target: the whole screen."`
+	MaxWidth    int      `json:"maxWidth,omitempty" jsonschema:"Downscale so the image is at most this wide (never upscales)."`
+	Scale       *float64 `json:"scale,omitempty" jsonschema:"Downscale factor in (0,1]."`
+	ReturnImage *bool    `json:"returnImage,omitempty" jsonschema:"Return the PNG inline (default true). false is the same as pathOnly."`
+	PathOnly    bool     `json:"pathOnly,omitempty" jsonschema:"Return metadata and the artifact path only: no base64, no image block."`
+	File        string   `json:"file,omitempty" jsonschema:"Also write the PNG to this path."`
+}
+
+type captureResult struct {
+	Width         int                `json:"width"`
+	Height        int                `json:"height"`
+	Encoding      string             `json:"encoding"`
+	Bytes         int                `json:"bytes"`
+	Base64        string             `json:"base64,omitempty"`
+	Artifact      string             `json:"artifact,omitempty"`
+	ArtifactError string             `json:"artifactError,omitempty"`
+	File          string             `json:"file,omitempty"`
+	FileError     string             `json:"fileError,omitempty"`
+	BlankCheck    imaging.BlankCheck `json:"blankCheck"`
+	Window        *WindowInfo        `json:"window,omitempty"`
+	Region        *platform.Rect     `json:"region,omitempty"`
+}
+
+// captureSummary is the contract's capture-summary: what a later failure's lastObservation shows
+// of a capture. It never holds image bytes.
+type captureSummary struct {
+	Kind          string             `json:"kind"`
+	Window        *WindowInfo        `json:"window,omitempty"`
+	Region        *platform.Rect     `json:"region,omitempty"`
+	Width         int                `json:"width"`
+	Height        int                `json:"height"`
+	Encoding      string             `json:"encoding"`
+	Bytes         int                `json:"bytes"`
+	BlankCheck    imaging.BlankCheck `json:"blankCheck"`
+	Artifact      string             `json:"artifact,omitempty"`
+	ArtifactError string             `json:"artifactError,omitempty"`
+}
+
+func captureTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[captureArgs]{
+		Name:  "capture",
+		Title: "Capture pixels",
+		Description: "Capture a window (its own pixels, even when covered) or a screen region as PNG, with a blank " +
+			"check. The PNG is returned inline (base64 and an image block) unless pathOnly; it is always saved " +
+			"in the session's artifact directory. A blank window fails capture-blank with the PNG in " +
+			"partialResult; a blank region only warns. Use maxWidth/scale and small regions to save tokens.",
+		Annotations: catalog.Annotations{ReadOnly: true, OpenWorld: true},
+		Result:      captureResult{},
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeFrameAllBlack, contract.CodeFrameMostlyBlank,
+			contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed}),
+		Warnings: []contract.Code{contract.WarnMinimizedWindow, contract.WarnRegionClamped, contract.WarnCaptureFallback,
+			contract.WarnCaptureBlank},
+		Run: func(ctx context.Context, call *catalog.Call, in *captureArgs) (*catalog.Response, error) {
+			return runCapture(ctx, env, call, in)
+		},
+	})
+}
+
+func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureArgs) (*catalog.Response, error) {
+	if in.MaxWidth < 0 {
+		return nil, contract.Errorf(contract.CodeBadArguments, "maxWidth must be positive, got %d", in.MaxWidth)
+	}
+	scale := 1.0
+	if in.Scale != nil {
+		if *in.Scale <= 0 || *in.Scale > 1 {
+			return nil, contract.Errorf(contract.CodeBadArguments, "scale must be in (0,1], got %v", *in.Scale)
+		}
+		scale = *in.Scale
+	}
+	if in.Region != nil {
+		if err := in.Region.check(); err != nil {
+			return nil, err
+		}
+	}
+
+	resp := &catalog.Response{}
+	var (
+		img      *image.RGBA
+		window   *WindowInfo
+		region   *platform.Rect
+		isRegion = true // a blank region warns; only a blank whole window fails
+	)
+	if in.WindowTarget.empty() {
+		ds, err := env.Desktop.Displays(ctx)
+		if err != nil {
+			return nil, platformError(err)
+		}
+		want := ds.VirtualBounds
+		if in.Region != nil {
+			want = in.Region.rect()
+		}
+		got, err := clampRegion(want, ds.VirtualBounds, "the screen", resp)
+		if err != nil {
+			return nil, err
+		}
+		if img, err = env.Desktop.CaptureRect(ctx, got); err != nil {
+			return nil, platformError(err)
+		}
+		region = &got
+	} else {
+		w, err := resolveWindow(ctx, env.Desktop, in.WindowTarget)
+		if err != nil {
+			return nil, err
+		}
+		call.Session.SetTarget(windowInfo(w))
+		wc, err := env.Desktop.CaptureWindow(ctx, w.Handle)
+		if err != nil {
+			return nil, platformError(err)
+		}
+		if wc.Restored {
+			resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnMinimizedWindow, "the window was minimized; it was restored to capture it"))
+			if w2, err := env.Desktop.Window(ctx, w.Handle); err == nil {
+				w = w2
+			}
+		}
+		if wc.Fallback {
+			resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnCaptureFallback,
+				"the window's own pixels could not be read; the image is what the screen shows in its rectangle"))
+		}
+		info := windowInfo(w)
+		window = &info
+		img = wc.Image
+		if in.Region != nil {
+			b := img.Bounds()
+			got, err := clampRegion(in.Region.rect(), platform.Rect{Width: b.Dx(), Height: b.Dy()}, "the window", resp)
+			if err != nil {
+				return nil, err
+			}
+			img = imaging.Crop(img, image.Rect(b.Min.X+got.X, b.Min.Y+got.Y, b.Min.X+got.X+got.Width, b.Min.Y+got.Y+got.Height))
+			region = &got
+		} else {
+			isRegion = false
+		}
+	}
+
+	blank := imaging.Blank(img)
+	scaled := imaging.Downscale(img, in.MaxWidth, scale)
+	png, err := imaging.EncodePNG(scaled)
+	if err != nil {
+		return nil, contract.Errorf(contract.CodeCaptureFailed, "encode PNG: %v", err)
+	}
+	inline := !in.PathOnly && (in.ReturnImage == nil || *in.ReturnImage)
+	res := captureResult{Width: scaled.Bounds().Dx(), Height: scaled.Bounds().Dy(), Encoding: "png", Bytes: len(png),
+		BlankCheck: blank, Window: window, Region: region}
+	if path, err := call.Session.SaveCapture(png); err != nil {
+		res.ArtifactError = err.Error()
+	} else {
+		res.Artifact = path
+	}
+	if in.File != "" {
+		res.File = in.File
+		if err := atomicfile.WriteFile(in.File, png, 0o644); err != nil {
+			res.FileError = err.Error()
+		}
+	}
+	if inline {
+		res.Base64 = base64.StdEncoding.EncodeToString(png)
+	}
+
+	if blank.Blank {
+		code, what := contract.CodeFrameMostlyBlank, "mostly one colour"
+		if blank.DominantIsDark {
+			code, what = contract.CodeFrameAllBlack, "all black"
+		}
+		if !isRegion {
+			cerr := contract.Errorf(code, "the window's capture is %s (%.2f%% one colour): it may not have painted yet, "+
+				"be covered by nothing visible, or be off screen; the suspect PNG is in partialResult", what, blank.DominantFraction*100)
+			cerr.PartialResult = res
+			return resp, cerr
+		}
+		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnCaptureBlank,
+			"the region is %s (%.2f%% one colour); regions may legitimately be empty", what, blank.DominantFraction*100))
+	}
+
+	resp.Result = res
+	resp.Observation = captureSummary{Kind: "capture-summary", Window: window, Region: region, Width: res.Width,
+		Height: res.Height, Encoding: "png", Bytes: len(png), BlankCheck: blank, Artifact: res.Artifact, ArtifactError: res.ArtifactError}
+	if inline {
+		resp.Image = &catalog.Image{Data: png, MIMEType: "image/png"}
+	}
+	return resp, nil
+}
+
+// clampRegion clips want to bounds, warning region-clamped when it had to, and failing
+// region-out-of-bounds when nothing is left.
+func clampRegion(want, bounds platform.Rect, what string, resp *catalog.Response) (platform.Rect, error) {
+	got := want.Intersect(bounds)
+	if got.Empty() {
+		return platform.Rect{}, contract.Errorf(contract.CodeRegionOutOfBounds,
+			"region %+v lies outside %s (%+v)", want, what, bounds)
+	}
+	if got != want {
+		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnRegionClamped,
+			"region %+v was clipped to %s: %+v", want, what, got))
+	}
+	return got, nil
+}

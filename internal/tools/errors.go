@@ -1,0 +1,40 @@
+package tools
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// platformError maps a backend error onto the contract: the one place where platform sentinels
+// become codes. A contract error passes through unchanged.
+func platformError(err error) error {
+	var ce *contract.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	code := contract.CodeUnhandledException
+	switch {
+	case errors.Is(err, platform.ErrWindowNotFound):
+		code = contract.CodeWindowNotFound
+	case errors.Is(err, platform.ErrWindowClosed):
+		code = contract.CodeWindowClosed
+	case errors.Is(err, platform.ErrElementStale):
+		code = contract.CodeElementStale
+	case errors.Is(err, platform.ErrNoAccessibleTree):
+		code = contract.CodeNoAccessibleTree
+	case errors.Is(err, platform.ErrAppNotResponding), errors.Is(err, context.DeadlineExceeded):
+		code = contract.CodeAppNotResponding
+	case errors.Is(err, platform.ErrElevated):
+		code = contract.CodeTargetElevated
+	case errors.Is(err, platform.ErrDisplayUnavailable):
+		code = contract.CodeDisplayUnavailable
+	case errors.Is(err, platform.ErrAtspiUnavailable):
+		code = contract.CodeAtspiUnavailable
+	case errors.Is(err, platform.ErrCaptureFailed):
+		code = contract.CodeCaptureFailed
+	}
+	return contract.Errorf(code, "%v", err)
+}

@@ -1,0 +1,87 @@
+package tools
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/session"
+)
+
+type sessionStartArgs struct{}
+
+type sessionIDArgs struct{}
+
+type sessionEndResult struct {
+	SessionID    string `json:"sessionId"`
+	Ended        bool   `json:"ended"`
+	AlreadyEnded bool   `json:"alreadyEnded"`
+}
+
+func sessionStartTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[sessionStartArgs]{
+		Name:  "session-start",
+		Title: "Start a session",
+		Description: "Start a new session with its own target, history and artifact directory. Pass the returned " +
+			"sessionId to later calls; calls without one share the default session.",
+		Annotations:     catalog.Annotations{},
+		ManagesSessions: true,
+		Result:          session.Status{},
+		Run: func(ctx context.Context, call *catalog.Call, in *sessionStartArgs) (*catalog.Response, error) {
+			s := env.Sessions.Start()
+			return &catalog.Response{Result: s.Status(), Session: s}, nil
+		},
+	})
+}
+
+func sessionStatusTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[sessionIDArgs]{
+		Name:            "session-status",
+		Title:           "Session status",
+		Description:     "Report a session's state: start time, artifact directory, call counts, active target, last observation, action and error.",
+		Annotations:     catalog.Annotations{ReadOnly: true, Idempotent: true},
+		ManagesSessions: true,
+		Result:          session.Status{},
+		Errors:          []contract.Code{contract.CodeUnknownSession},
+		Run: func(ctx context.Context, call *catalog.Call, in *sessionIDArgs) (*catalog.Response, error) {
+			s, err := env.Sessions.Resolve(call.RequestedSessionID)
+			if err != nil {
+				return nil, unknownSession(call.RequestedSessionID)
+			}
+			return &catalog.Response{Result: s.Status(), Session: s}, nil
+		},
+	})
+}
+
+func sessionEndTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[sessionIDArgs]{
+		Name:  "session-end",
+		Title: "End a session",
+		Description: "End the session named by sessionId (the default session when omitted; a fresh default starts " +
+			"on the next call). Idempotent: ending an ended session succeeds with alreadyEnded. Artifacts stay on disk.",
+		Annotations:     catalog.Annotations{Idempotent: true},
+		ManagesSessions: true,
+		Result:          sessionEndResult{},
+		Errors:          []contract.Code{contract.CodeUnknownSession},
+		Run: func(ctx context.Context, call *catalog.Call, in *sessionIDArgs) (*catalog.Response, error) {
+			s, already, err := env.Sessions.End(call.RequestedSessionID)
+			if errors.Is(err, session.ErrUnknown) {
+				return nil, unknownSession(call.RequestedSessionID)
+			}
+			if err != nil {
+				return nil, err
+			}
+			id := call.RequestedSessionID
+			if s != nil {
+				id = s.ID()
+			}
+			return &catalog.Response{Result: sessionEndResult{SessionID: id, Ended: true, AlreadyEnded: already}, Session: s}, nil
+		},
+	})
+}
+
+func unknownSession(id string) error {
+	return contract.Errorf(contract.CodeUnknownSession,
+		"session %q is unknown or has ended; omit sessionId for the default session or call session-start", id)
+}
