@@ -415,6 +415,11 @@ func (d *Desktop) waitWM(ctx context.Context, wm *child) error {
 	if err != nil {
 		return d.fail(ctx, StepWindowManager, wm, fmt.Errorf("waiting for _NET_SUPPORTING_WM_CHECK: %w", err))
 	}
+	// openbox sets that property before its event loop runs; a window mapped in between is never
+	// managed. It answers _NET_REQUEST_FRAME_EXTENTS only from its event loop.
+	if err := d.x.waitFrameExtents(ctx, wm.exited); err != nil {
+		return d.fail(ctx, StepWindowManager, wm, err)
+	}
 	return nil
 }
 

@@ -12,6 +12,11 @@ import (
 // would react to an agent's synthetic input. Kept: click to focus and raise,
 // focus for new windows, title bar drag and buttons, border resize, one
 // desktop. The menu is an empty file of ours; Debian's names a missing file.
+// No binding in the "Frame" context: a plain button binding there makes openbox
+// grab that button on every frame and swallow clicks meant for the client.
+// rebindOnMappingNotify is off because typing characters missing from the
+// keymap remaps a keycode twice per character, and openbox would reload all
+// its key bindings (~12 ms) on each change.
 const openboxRC = `<?xml version="1.0" encoding="UTF-8"?>
 <openbox_config xmlns="http://openbox.org/3.4/rc">
   <resistance><strength>0</strength><screen_edge_strength>0</screen_edge_strength></resistance>
@@ -27,13 +32,10 @@ const openboxRC = `<?xml version="1.0" encoding="UTF-8"?>
   <desktops><number>1</number><firstdesk>1</firstdesk><popupTime>0</popupTime></desktops>
   <resize><drawContents>yes</drawContents><popupShow>Never</popupShow></resize>
   <margins><top>0</top><bottom>0</bottom><left>0</left><right>0</right></margins>
-  <keyboard><chainQuitKey>C-g</chainQuitKey></keyboard>
+  <keyboard><chainQuitKey>C-g</chainQuitKey><rebindOnMappingNotify>no</rebindOnMappingNotify></keyboard>
   <mouse>
     <dragThreshold>1</dragThreshold><doubleClickTime>500</doubleClickTime>
     <screenEdgeWarpTime>0</screenEdgeWarpTime><screenEdgeWarpMouse>false</screenEdgeWarpMouse>
-    <context name="Frame">
-      <mousebind button="Left" action="Press"><action name="Focus"/><action name="Raise"/></mousebind>
-    </context>
     <context name="Client">
       <mousebind button="Left" action="Press"><action name="Focus"/><action name="Raise"/></mousebind>
       <mousebind button="Middle" action="Press"><action name="Focus"/><action name="Raise"/></mousebind>

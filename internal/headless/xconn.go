@@ -2,6 +2,7 @@ package headless
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
@@ -139,6 +140,58 @@ func (x *xconn) rootWindowProp(ctx context.Context, prop xproto.Atom) (uint32, e
 		return 0, nil
 	}
 	return xgb.Get32(r.Value), nil
+}
+
+// waitFrameExtents asks the window manager for the frame extents of a small unmapped window of
+// ours until it answers, which proves its event loop runs. exited stops the wait early.
+func (x *xconn) waitFrameExtents(ctx context.Context, exited func() bool) error {
+	req, err := x.atom(ctx, "_NET_REQUEST_FRAME_EXTENTS")
+	if err != nil {
+		return err
+	}
+	extents, err := x.atom(ctx, "_NET_FRAME_EXTENTS")
+	if err != nil {
+		return err
+	}
+	probe, err := xproto.NewWindowId(x.c)
+	if err != nil {
+		return err
+	}
+	if _, err := xcall(ctx, func() (struct{}, error) {
+		return struct{}{}, xproto.CreateWindowChecked(x.c, 0, probe, x.root, -10, -10, 1, 1, 0,
+			xproto.WindowClassInputOutput, 0, 0, nil).Check()
+	}); err != nil {
+		return fmt.Errorf("create probe window: %w", err)
+	}
+	defer xproto.DestroyWindow(x.c, probe)
+	ask := func() {
+		ev := xproto.ClientMessageEvent{Format: 32, Window: probe, Type: req,
+			Data: xproto.ClientMessageDataUnionData32New(make([]uint32, 5))}
+		xproto.SendEvent(x.c, false, x.root, xproto.EventMaskSubstructureRedirect|xproto.EventMaskSubstructureNotify, string(ev.Bytes()))
+	}
+	ask()
+	asked := time.Now()
+	err = poll(ctx, pollEvery, func() (bool, error) {
+		if exited() {
+			return false, errors.New("the window manager exited")
+		}
+		r, err := xcall(ctx, xproto.GetProperty(x.c, false, probe, extents, xproto.GetPropertyTypeAny, 0, 4).Reply)
+		if err != nil {
+			return false, err
+		}
+		if r.Type != xproto.AtomNone {
+			return true, nil
+		}
+		if time.Since(asked) > 200*time.Millisecond { // a request sent before the loop ran is lost
+			ask()
+			asked = time.Now()
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the window manager to answer _NET_REQUEST_FRAME_EXTENTS: %w", err)
+	}
+	return nil
 }
 
 // publishSessionBus makes dbus-launch --autolaunch (what libdbus and GLib

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -103,10 +104,12 @@ func Desktop() *headless.Desktop {
 	return desk
 }
 
-// Proc is a process started in the desktop.
+// Proc is a process started in the desktop. Stdin and Stdout are set by StartPiped.
 type Proc struct {
-	Cmd *exec.Cmd
-	PID int
+	Cmd    *exec.Cmd
+	PID    int
+	Stdin  io.WriteCloser
+	Stdout io.Reader
 }
 
 // Start launches argv inside the desktop (with its Env) in a process group
@@ -117,16 +120,42 @@ func Start(t testing.TB, argv ...string) *Proc {
 	if len(argv) == 0 {
 		t.Fatal("testdesk.Start: no command")
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	return start(t, exec.Command(argv[0], argv[1:]...), false)
+}
+
+// StartPiped is Start for a test that talks to the program: its stdin and stdout are pipes
+// (Proc.Stdin, Proc.Stdout); stderr is kept for the failure log.
+func StartPiped(t testing.TB, argv ...string) *Proc {
+	t.Helper()
+	if len(argv) == 0 {
+		t.Fatal("testdesk.StartPiped: no command")
+	}
+	return start(t, exec.Command(argv[0], argv[1:]...), true)
+}
+
+func start(t testing.TB, cmd *exec.Cmd, piped bool) *Proc {
+	t.Helper()
+	argv := cmd.Args
 	cmd.Env = Desktop().Env()
 	out := &tailBuffer{}
+	p := &Proc{Cmd: cmd}
 	cmd.Stdout, cmd.Stderr = out, out
+	if piped {
+		var err error
+		cmd.Stdout = nil
+		if p.Stdin, err = cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		if p.Stdout, err = cmd.StdoutPipe(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cmd.WaitDelay = time.Second // helpers holding the output pipe must not block the cleanup
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("testdesk.Start %v: %v", argv, err)
 	}
-	p := &Proc{Cmd: cmd, PID: cmd.Process.Pid}
+	p.PID = cmd.Process.Pid
 	t.Cleanup(func() {
 		_ = syscall.Kill(-p.PID, syscall.SIGKILL)
 		done := make(chan struct{})
@@ -146,6 +175,28 @@ func Start(t testing.TB, argv ...string) *Proc {
 		}
 	})
 	return p
+}
+
+// Kill stops a process the test did not start through Start (e.g. one a tool launched) by
+// killing its process group, and waits until it has exited.
+func Kill(t testing.TB, pid int) {
+	t.Helper()
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	WaitFor(t, 5*time.Second, fmt.Sprintf("process %d did not exit", pid), func() bool {
+		return gone(pid)
+	})
+}
+
+// gone reports whether pid has exited (a zombie waiting for its reaper counts as gone).
+func gone(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] == "Z"
 }
 
 // tailBuffer keeps the last 64 KiB written to it.
