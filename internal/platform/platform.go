@@ -31,8 +31,114 @@ type Desktop interface {
 	CaptureWindow(ctx context.Context, handle uint32) (WindowCapture, error)
 	// Tree returns the accessibility tree of the application frame that belongs to w.
 	Tree(ctx context.Context, w Window, limits TreeLimits) (Tree, error)
+	// Element re-reads one accessible object by ref (no search): ErrElementStale when the object
+	// is gone, ErrWindowClosed when its whole application is gone.
+	Element(ctx context.Context, ref string) (Element, error)
+
+	// WatchTree reports changes in the accessibility of process pid (children added or removed,
+	// states, text, names, new windows): one value per burst of changes (coalesced, never queued
+	// without bound) until ctx ends. Waits re-check on each value and poll as a fallback.
+	WatchTree(ctx context.Context, pid int) (<-chan struct{}, error)
+	// WatchWindows reports changes of the window list, the active window, and window mapping,
+	// coalesced like WatchTree.
+	WatchWindows(ctx context.Context) (<-chan struct{}, error)
+
+	// Act performs a semantic action on the object ref (see ElementAction). It returns once the
+	// action was delivered; ModalPending when the application stopped answering right after it
+	// (a modal dialog runs a nested loop), in which case the action is still in progress.
+	Act(ctx context.Context, ref string, action ElementAction, text string) (ActResult, error)
+	// Focused returns the object that has keyboard focus in process pid (ErrElementStale when none).
+	Focused(ctx context.Context, pid int) (Element, error)
+
+	// Input synthesizes real input (XTEST). Callers serialize gestures; each call is atomic and
+	// leaves no button or key held, also when it fails or ctx ends midway.
+	Input() Input
+	// WindowOp moves, resizes, minimizes, maximizes, restores or activates a window.
+	WindowOp(ctx context.Context, handle uint32, op WindowOp) error
+	// ClipboardGet returns the CLIPBOARD selection as UTF-8 text ("" when empty).
+	ClipboardGet(ctx context.Context) (string, error)
+	// ClipboardSet makes the backend own CLIPBOARD with text until another client takes it.
+	ClipboardSet(ctx context.Context, text string) error
+
 	// Close releases connections and undoes any state the backend changed (e.g. redirections).
 	Close() error
+}
+
+// Element is one object re-read by ref, with what a tool needs to target it.
+type Element struct {
+	Node Node // without children
+	PID  int  // the owning process
+	// Parent is the parent's ref ("" for an application's top level).
+	Parent string
+}
+
+// ElementAction is a semantic action on an accessible object.
+type ElementAction string
+
+// The semantic actions. The backend maps each onto its accessibility API and fails
+// ErrUnsupported (with what the object can do in the detail) when the object cannot do it.
+const (
+	ActInvoke   ElementAction = "invoke"   // the default action: click, press, activate
+	ActToggle   ElementAction = "toggle"   // check boxes, toggle buttons, switches
+	ActSetValue ElementAction = "setvalue" // editable text (text) or numeric value (text parsed)
+	ActSetFocus ElementAction = "setfocus" // keyboard focus onto the object
+	ActExpand   ElementAction = "expand"
+	ActCollapse ElementAction = "collapse"
+	ActSelect   ElementAction = "select" // selection through the parent (tabs, list items, combo entries)
+)
+
+// ActResult is what an action reports.
+type ActResult struct {
+	ModalPending bool
+}
+
+// Point is a position in absolute screen pixels.
+type Point struct{ X, Y int }
+
+// Button is a mouse button.
+type Button int
+
+// Mouse buttons, numbered as X numbers them.
+const (
+	ButtonLeft   Button = 1
+	ButtonMiddle Button = 2
+	ButtonRight  Button = 3
+)
+
+// Input synthesizes pointer and keyboard input.
+type Input interface {
+	// Click moves the pointer to p and clicks button count times (1 or 2).
+	Click(ctx context.Context, p Point, button Button, count int) error
+	// Drag presses button at path[0], moves through every point (densified so applications
+	// see motion), and releases at the last point. The button is released whatever happens.
+	Drag(ctx context.Context, path []Point, button Button) error
+	// Chord presses the keys (X keysym names, modifiers first, e.g. "Control_L", "c") in order
+	// and releases them in reverse.
+	Chord(ctx context.Context, keys ...string) error
+	// Type types text literally, whatever the keyboard layout (characters missing from the keymap
+	// are typed through a spare keycode temporarily remapped to them).
+	Type(ctx context.Context, text string) error
+	// Held lists the keys and buttons currently held down (for tests and safety checks).
+	Held(ctx context.Context) ([]string, error)
+}
+
+// WindowOpKind names a window operation.
+type WindowOpKind string
+
+// Window operations.
+const (
+	OpMove     WindowOpKind = "move"
+	OpResize   WindowOpKind = "resize"
+	OpMinimize WindowOpKind = "minimize"
+	OpMaximize WindowOpKind = "maximize"
+	OpRestore  WindowOpKind = "restore"
+	OpActivate WindowOpKind = "foreground" // raise and give input focus (_NET_ACTIVE_WINDOW)
+)
+
+// WindowOp is one window operation; X,Y for move and Width,Height for resize (client area).
+type WindowOp struct {
+	Kind                WindowOpKind
+	X, Y, Width, Height int
 }
 
 // Rect is a rectangle in absolute screen pixels.
@@ -148,4 +254,16 @@ var (
 	ErrDisplayUnavailable = errors.New("display unavailable")
 	ErrAtspiUnavailable   = errors.New("accessibility bus unavailable")
 	ErrCaptureFailed      = errors.New("capture failed")
+	// ErrUnsupported: the object cannot do the requested action (an invalid argument).
+	ErrUnsupported = errors.New("action not supported by the element")
+	// ErrBadRef: a ref that is not in the backend's format (an invalid argument).
+	ErrBadRef = errors.New("malformed element reference")
+	// ErrBadValue: a value the element cannot take (e.g. a non-number for a slider).
+	ErrBadValue = errors.New("value not accepted by the element")
+	// ErrActionFailed: the application refused or failed the action.
+	ErrActionFailed = errors.New("action failed")
+	// ErrNotFocused: focus could not be set on the target.
+	ErrNotFocused = errors.New("focus not set")
+	// ErrForeground: the window manager did not make the window active.
+	ErrForeground = errors.New("window not brought to the foreground")
 )

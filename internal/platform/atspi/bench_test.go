@@ -98,3 +98,112 @@ func BenchmarkTreeWidgetFactoryFallback(b *testing.B) {
 	atspi.WalkWithoutCache(c)
 	benchTree(b, c, all)
 }
+
+// factoryNodes starts gtk3-widget-factory and returns a client, the app and its tree.
+func factoryNodes(b *testing.B) (*atspi.Client, app, platform.Tree) {
+	c := connect(b, 2*time.Second)
+	a := startApp(b, "gtk3-widget-factory")
+	return c, a, treeWith(b, c, a, "Andrea")
+}
+
+func pick(b *testing.B, root *platform.Node, what string, match func(*platform.Node) bool) *platform.Node {
+	b.Helper()
+	n := find(root, match)
+	if n == nil {
+		b.Fatalf("no %s", what)
+	}
+	return n
+}
+
+// BenchmarkElement re-reads a check box by ref (the meta cache knows it after the tree).
+func BenchmarkElement(b *testing.B) {
+	c, _, tree := factoryNodes(b)
+	box := pick(b, tree.Root, "check box", func(n *platform.Node) bool { return n.Role == "check box" && n.States["enabled"] })
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := c.Element(ctx, box.Ref); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAct performs each action; actions alternate so the application's state stays put.
+func BenchmarkAct(b *testing.B) {
+	c, _, tree := factoryNodes(b)
+	root := tree.Root
+	ctx := context.Background()
+	entry := pick(b, root, "entry", func(n *platform.Node) bool {
+		return n.Role == "text" && n.States["enabled"] && n.Value != nil && *n.Value == "entry"
+	})
+	entries := findAll(root, func(n *platform.Node) bool {
+		return n.Role == "text" && n.States["enabled"] && n.States["single-line"] && n.States["showing"]
+	})
+	tab1 := pick(b, root, "tab", func(n *platform.Node) bool { return n.Role == "page tab" && n.Name == "page 1" })
+	tab2 := pick(b, root, "tab", func(n *platform.Node) bool {
+		return n.Role == "page tab" && n.Name == "page 2" && parents(root)[n.Ref] == parents(root)[tab1.Ref]
+	})
+	type step struct {
+		ref    string
+		action platform.ElementAction
+		text   string
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"toggle", []step{{pick(b, root, "check box", func(n *platform.Node) bool { return n.Role == "check box" && n.States["enabled"] }).Ref, platform.ActToggle, ""}}},
+		{"invoke", []step{{pick(b, root, "toggle button", func(n *platform.Node) bool { return n.Name == "togglebutton" && n.States["enabled"] }).Ref, platform.ActInvoke, ""}}},
+		{"setvalue-text", []step{{entry.Ref, platform.ActSetValue, "hello"}, {entry.Ref, platform.ActSetValue, "entry"}}},
+		{"setvalue-number", []step{
+			{pick(b, root, "slider", func(n *platform.Node) bool { return n.Role == "slider" && n.States["enabled"] }).Ref, platform.ActSetValue, "25"},
+			{pick(b, root, "slider", func(n *platform.Node) bool { return n.Role == "slider" && n.States["enabled"] }).Ref, platform.ActSetValue, "75"},
+		}},
+		{"setfocus", []step{{entries[1].Ref, platform.ActSetFocus, ""}, {entries[2].Ref, platform.ActSetFocus, ""}}},
+		{"select", []step{{tab2.Ref, platform.ActSelect, ""}, {tab1.Ref, platform.ActSelect, ""}}},
+		{"expand-collapse", []step{
+			{pick(b, root, "expander", func(n *platform.Node) bool { return n.Role == "combo box" && n.Name == "Left" }).Ref, platform.ActExpand, ""},
+			{pick(b, root, "expander", func(n *platform.Node) bool { return n.Role == "combo box" && n.Name == "Left" }).Ref, platform.ActCollapse, ""},
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				s := tc.steps[i%len(tc.steps)]
+				i++
+				if res, err := c.Act(ctx, s.ref, s.action, s.text); err != nil || res.ModalPending {
+					b.Fatalf("%s: %+v %v", s.action, res, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFocused finds the focused object through the application's cache.
+func BenchmarkFocused(b *testing.B) {
+	c, a, _ := factoryNodes(b)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := c.Focused(ctx, a.pid); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWatchToggle is a toggle and the watch reporting it: the event latency plus Act.
+func BenchmarkWatchToggle(b *testing.B) {
+	c, a, tree := factoryNodes(b)
+	box := pick(b, tree.Root, "check box", func(n *platform.Node) bool { return n.Role == "check box" && n.States["enabled"] })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := c.WatchTree(ctx, a.pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		drain(ch)
+		if _, err := c.Act(ctx, box.Ref, platform.ActToggle, ""); err != nil {
+			b.Fatal(err)
+		}
+		<-ch
+	}
+}

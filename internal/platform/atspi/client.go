@@ -18,6 +18,10 @@ import (
 type Options struct {
 	// CallTimeout bounds every D-Bus call (min with the caller's deadline); default 2 s.
 	CallTimeout time.Duration
+	// ModalGrace bounds the call that performs an action and the probe right after it; an
+	// application that does not answer within it is reported as showing a modal dialog
+	// (ActResult.ModalPending). Default 750 ms.
+	ModalGrace time.Duration
 	// Logger receives debug notes (fallback walks, skipped nodes); default: discard.
 	Logger *slog.Logger
 }
@@ -35,6 +39,9 @@ type Client struct {
 	calls atomic.Int64 // D-Bus calls made, for the debug log
 
 	meta metaCache // per-object facts that never change, to skip their calls next time
+
+	hub  *hub      // fans the connection's signals out to watchers
+	regs eventRegs // event types registered for watchers, counted
 
 	closeOnce sync.Once
 	closeErr  error
@@ -58,7 +65,9 @@ const (
 	ifCache        = "org.a11y.atspi.Cache"
 	propGet        = "org.freedesktop.DBus.Properties.Get"
 	propGetAll     = "org.freedesktop.DBus.Properties.GetAll"
+	propSet        = "org.freedesktop.DBus.Properties.Set"
 	defaultTimeout = 2 * time.Second
+	defaultGrace   = 750 * time.Millisecond
 )
 
 // registeredEvent is the event Connect listens for. Registering any listener makes toolkit
@@ -73,6 +82,9 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = defaultTimeout
 	}
+	if opts.ModalGrace <= 0 {
+		opts.ModalGrace = defaultGrace
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -83,7 +95,7 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 	if sessionBusAddr == "" {
 		return nil, fmt.Errorf("%w: no session bus address (DBUS_SESSION_BUS_ADDRESS is unset)", platform.ErrAtspiUnavailable)
 	}
-	session, err := dial(ctx, sessionBusAddr, opts.CallTimeout)
+	session, err := dial(ctx, sessionBusAddr, opts.CallTimeout, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: session bus %s: %v", platform.ErrAtspiUnavailable, sessionBusAddr, err)
 	}
@@ -95,12 +107,13 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 	if err != nil {
 		return nil, fmt.Errorf("%w: org.a11y.Bus.GetAddress: %v (is at-spi2-core installed and the bus launcher running?)", platform.ErrAtspiUnavailable, err)
 	}
-	conn, err := dial(ctx, addr, opts.CallTimeout)
+	h := newHub()
+	conn, err := dial(ctx, addr, opts.CallTimeout, h)
 	if err != nil {
 		return nil, fmt.Errorf("%w: accessibility bus %s: %v", platform.ErrAtspiUnavailable, addr, err)
 	}
-	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int)}
-	if err := c.registerEvent(ctx); err != nil {
+	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int), hub: h}
+	if err := c.registerEvent(ctx, registeredEvent); err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("%w: Registry.RegisterEvent: %v", platform.ErrAtspiUnavailable, err)
 	}
@@ -109,23 +122,28 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 
 // registerEvent uses the (event, properties, app) signature of at-spi2-core ≥ 2.46 and falls
 // back to the original single-string one for older registries.
-func (c *Client) registerEvent(ctx context.Context) error {
+func (c *Client) registerEvent(ctx context.Context, event string) error {
 	reg := c.conn.Object(registryName, registryPath)
 	cctx, cancel := c.callContext(ctx)
 	defer cancel()
-	err := reg.CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, registeredEvent, []string{}, "").Err
+	err := reg.CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, event, []string{}, "").Err
 	if err != nil && classify(err) == failNoIface {
-		err = reg.CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, registeredEvent).Err
+		err = reg.CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, event).Err
 	}
 	return err
 }
 
 // dial connects and authenticates within timeout: godbus's Auth and Hello take no context,
 // so a bus that accepts the socket but never answers is cut off by closing the connection.
-func dial(ctx context.Context, addr string, timeout time.Duration) (*dbus.Conn, error) {
+// Signals go to h (nil: godbus's default handler).
+func dial(ctx context.Context, addr string, timeout time.Duration, h dbus.SignalHandler) (*dbus.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	conn, err := dbus.Dial(addr)
+	var opts []dbus.ConnOption
+	if h != nil {
+		opts = append(opts, dbus.WithSignalHandler(h))
+	}
+	conn, err := dbus.Dial(addr, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -25,5 +25,20 @@
 //
 // Element references (Node.Ref) are FormatRef strings: the bus name and object path of a live
 // object, compact and opaque to callers. Object paths are per-process counters, so a ref is
-// valid while its object lives, not across application restarts.
+// valid while its object lives, not across application restarts. Element re-reads one ref
+// with a few pipelined calls; an object its application no longer knows, that is defunct, or
+// that lost its parent is stale. GTK keeps the widgets of a hidden page (stack, notebook)
+// alive: they stay valid, without "showing" and without bounds.
+//
+// Act maps semantic actions onto Action, EditableText, Value, Component and Selection (see
+// Act). GTK's bridge answers DoAction before it runs the action, and a handler that runs a
+// modal dialog's nested main loop (gtk_dialog_run) leaves the application answering no AT-SPI
+// call — its dialog included — until the dialog closes, while its events still arrive. So the
+// acting call and a GetState probe right after it each wait at most Options.ModalGrace, and
+// either one passing reports ModalPending instead of hanging.
+//
+// WatchTree listens to the event signals of one process's applications through match rules
+// on the client's connection; one signal handler fans them out by sender to every watch
+// without blocking, and each watch coalesces them into a channel of capacity 1. The event
+// types are registered with the registry while any watch runs.
 package atspi

@@ -31,6 +31,15 @@ func TestEnumerationTables(t *testing.T) {
 			t.Errorf("state %d = %q, want %q", i, stateNames[i], want)
 		}
 	}
+	if roleNames[roleComboBox] != "combo box" || roleNames[rolePasswordText] != "password text" {
+		t.Error("role constants")
+	}
+	for i, want := range map[int]string{stateEditable: "editable", stateEnabled: "enabled", stateExpandable: "expandable",
+		stateExpanded: "expanded", stateFocusable: "focusable", stateFocused: "focused", stateSensitive: "sensitive"} {
+		if stateNames[i] != want {
+			t.Errorf("state constant %d = %q, want %q", i, stateNames[i], want)
+		}
+	}
 	if got, ok := roleName(500); ok || got != "role 500" {
 		t.Errorf("roleName(500) = %q, %v", got, ok)
 	}

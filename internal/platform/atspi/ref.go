@@ -1,15 +1,13 @@
 package atspi
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
-)
 
-// ErrBadRef reports a string that FormatRef cannot have produced.
-var ErrBadRef = errors.New("malformed element reference")
+	"github.com/mcec/mcec/internal/platform"
+)
 
 // accessiblePrefix is where at-spi2-atk (and Qt) put their objects; refs abbreviate it.
 const accessiblePrefix = "/org/a11y/atspi/accessible/"
@@ -34,11 +32,12 @@ func FormatRef(bus string, path dbus.ObjectPath) string {
 }
 
 // ParseRef decodes a reference made by FormatRef. It accepts only the canonical form, so
-// FormatRef(ParseRef(s)) == s for every s it accepts and refs can be compared as strings.
+// FormatRef(ParseRef(s)) == s for every s it accepts and refs can be compared as strings;
+// anything else fails with platform.ErrBadRef.
 func ParseRef(ref string) (bus string, path dbus.ObjectPath, err error) {
 	i := strings.LastIndexByte(ref, ':')
 	if i <= 0 || i == len(ref)-1 {
-		return "", "", fmt.Errorf("%w: %q", ErrBadRef, ref)
+		return "", "", fmt.Errorf("%w: %q", platform.ErrBadRef, ref)
 	}
 	b, p := ref[:i], ref[i+1:]
 	if isDigit(b[0]) {
@@ -52,7 +51,7 @@ func ParseRef(ref string) (bus string, path dbus.ObjectPath, err error) {
 		path = dbus.ObjectPath(accessiblePrefix + p)
 	}
 	if !validBusName(bus) || !path.IsValid() || FormatRef(bus, path) != ref {
-		return "", "", fmt.Errorf("%w: %q", ErrBadRef, ref)
+		return "", "", fmt.Errorf("%w: %q", platform.ErrBadRef, ref)
 	}
 	return bus, path, nil
 }

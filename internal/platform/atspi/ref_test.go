@@ -6,6 +6,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/atspi"
 )
 
@@ -39,7 +40,7 @@ func TestParseRefRejects(t *testing.T) {
 		"1.23:4-2", "1.23://x", "1.23:/x/", "org:42", "org.1x:42", "::1.2:42",
 		"a..b:42", "1.23:/x y",
 	} {
-		if bus, path, err := atspi.ParseRef(ref); !errors.Is(err, atspi.ErrBadRef) {
+		if bus, path, err := atspi.ParseRef(ref); !errors.Is(err, platform.ErrBadRef) {
 			t.Errorf("ParseRef(%q) = %q, %q, %v; want ErrBadRef", ref, bus, path, err)
 		}
 	}
@@ -54,7 +55,7 @@ func FuzzParseRef(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ref string) {
 		bus, path, err := atspi.ParseRef(ref)
 		if err != nil {
-			if !errors.Is(err, atspi.ErrBadRef) {
+			if !errors.Is(err, platform.ErrBadRef) {
 				t.Fatalf("ParseRef(%q): error %v is not ErrBadRef", ref, err)
 			}
 			return

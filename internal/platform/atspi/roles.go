@@ -30,7 +30,11 @@ var roleNames = [...]string{
 	"content insertion", "mark", "suggestion", "push button menu",
 }
 
-const rolePasswordText = 40
+// Role numbers the code looks at.
+const (
+	roleComboBox     = 11
+	rolePasswordText = 40
+)
 
 // roleName names an AT-SPI role number. Numbers newer than this table get a stable
 // placeholder; the walk asks the application for those (GetRoleName) instead.

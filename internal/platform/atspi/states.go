@@ -14,10 +14,17 @@ var stateNames = [...]string{
 	"visited", "checkable", "has-popup", "read-only",
 }
 
-// State numbers the walk itself looks at.
+// State numbers the code looks at.
 const (
 	stateActive             = 1
 	stateDefunct            = 6
+	stateEditable           = 7
+	stateEnabled            = 8
+	stateExpandable         = 9
+	stateExpanded           = 10
+	stateFocusable          = 11
+	stateFocused            = 12
+	stateSensitive          = 24
 	stateShowing            = 25
 	stateSingleLine         = 26
 	stateManagesDescendants = 31

@@ -472,10 +472,7 @@ func TestClosedClient(t *testing.T) {
 
 // TestPasswordMaskedLive: a GTK password entry's text never leaves the application.
 func TestPasswordMaskedLive(t *testing.T) {
-	const python = "/usr/bin/python3"
-	if err := exec.Command(python, "-c", `import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk`).Run(); err != nil {
-		t.Skip("needs python3-gi and gir1.2-gtk-3.0")
-	}
+	needPythonGTK(t)
 	c := connect(t, 2*time.Second)
 	a := startApp(t, python, "testdata/password.py")
 	var tree platform.Tree

@@ -90,15 +90,63 @@ func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.T
 		return platform.Tree{}, fmt.Errorf("%w: window %d does not say which process owns it (_NET_WM_PID unset); use capture and pixel input",
 			platform.ErrNoAccessibleTree, w.Handle)
 	}
+	return withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Tree(ctx, w.ProcessID, w.Bounds, limits) })
+}
+
+// Element implements platform.Desktop.
+func (d *Desktop) Element(ctx context.Context, ref string) (platform.Element, error) {
+	return withA11y(ctx, d, func(a *atspi.Client) (platform.Element, error) { return a.Element(ctx, ref) })
+}
+
+// WatchTree implements platform.Desktop.
+func (d *Desktop) WatchTree(ctx context.Context, pid int) (<-chan struct{}, error) {
+	return withA11y(ctx, d, func(a *atspi.Client) (<-chan struct{}, error) { return a.WatchTree(ctx, pid) })
+}
+
+// Act implements platform.Desktop.
+func (d *Desktop) Act(ctx context.Context, ref string, action platform.ElementAction, text string) (platform.ActResult, error) {
+	return withA11y(ctx, d, func(a *atspi.Client) (platform.ActResult, error) { return a.Act(ctx, ref, action, text) })
+}
+
+// Focused implements platform.Desktop.
+func (d *Desktop) Focused(ctx context.Context, pid int) (platform.Element, error) {
+	return withA11y(ctx, d, func(a *atspi.Client) (platform.Element, error) { return a.Focused(ctx, pid) })
+}
+
+// withA11y runs f on the a11y connection, connecting first if needed, and drops the connection
+// when it turns out broken so the next call reconnects.
+func withA11y[T any](ctx context.Context, d *Desktop, f func(*atspi.Client) (T, error)) (T, error) {
 	a, err := d.atspi(ctx)
 	if err != nil {
-		return platform.Tree{}, err
+		var zero T
+		return zero, err
 	}
-	t, err := a.Tree(ctx, w.ProcessID, w.Bounds, limits)
+	v, err := f(a)
 	if errors.Is(err, platform.ErrAtspiUnavailable) {
 		d.reset(a)
 	}
-	return t, err
+	return v, err
+}
+
+// WatchWindows implements platform.Desktop.
+func (d *Desktop) WatchWindows(ctx context.Context) (<-chan struct{}, error) {
+	return d.x.WatchWindows(ctx)
+}
+
+// Input implements platform.Desktop.
+func (d *Desktop) Input() platform.Input { return d.x.Input() }
+
+// WindowOp implements platform.Desktop.
+func (d *Desktop) WindowOp(ctx context.Context, handle uint32, op platform.WindowOp) error {
+	return d.x.WindowOp(ctx, handle, op)
+}
+
+// ClipboardGet implements platform.Desktop.
+func (d *Desktop) ClipboardGet(ctx context.Context) (string, error) { return d.x.ClipboardGet(ctx) }
+
+// ClipboardSet implements platform.Desktop.
+func (d *Desktop) ClipboardSet(ctx context.Context, text string) error {
+	return d.x.ClipboardSet(ctx, text)
 }
 
 // reset drops a broken a11y connection so the next call reconnects.

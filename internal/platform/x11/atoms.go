@@ -11,6 +11,15 @@ type atoms struct {
 	netWMName, utf8String, netWMPid, netWorkarea  xproto.Atom
 	netWMState, stateHidden, stateMaxV, stateMaxH xproto.Atom
 	stateFullscreen                               xproto.Atom
+
+	// Window operations and input.
+	netClientListStacking, netMoveResizeWindow, netSupported xproto.Atom
+	netFrameExtents, wmChangeState, wmProtocols, netWMPing   xproto.Atom
+	stateAbove, wmState, netRequestFrameExtents              xproto.Atom
+
+	// Clipboard.
+	clipboard, targets, timestamp, incr, text, mimeUTF8 xproto.Atom
+	mcecSelection, mcecTime                             xproto.Atom
 }
 
 func (a *atoms) fields() []struct {
@@ -32,6 +41,24 @@ func (a *atoms) fields() []struct {
 		{"_NET_WM_STATE_MAXIMIZED_VERT", &a.stateMaxV},
 		{"_NET_WM_STATE_MAXIMIZED_HORZ", &a.stateMaxH},
 		{"_NET_WM_STATE_FULLSCREEN", &a.stateFullscreen},
+		{"_NET_CLIENT_LIST_STACKING", &a.netClientListStacking},
+		{"_NET_MOVERESIZE_WINDOW", &a.netMoveResizeWindow},
+		{"_NET_SUPPORTED", &a.netSupported},
+		{"_NET_FRAME_EXTENTS", &a.netFrameExtents},
+		{"WM_CHANGE_STATE", &a.wmChangeState},
+		{"WM_PROTOCOLS", &a.wmProtocols},
+		{"_NET_WM_PING", &a.netWMPing},
+		{"_NET_WM_STATE_ABOVE", &a.stateAbove},
+		{"WM_STATE", &a.wmState},
+		{"_NET_REQUEST_FRAME_EXTENTS", &a.netRequestFrameExtents},
+		{"CLIPBOARD", &a.clipboard},
+		{"TARGETS", &a.targets},
+		{"TIMESTAMP", &a.timestamp},
+		{"INCR", &a.incr},
+		{"TEXT", &a.text},
+		{"text/plain;charset=utf-8", &a.mimeUTF8},
+		{"_MCEC_SELECTION", &a.mcecSelection},
+		{"_MCEC_TIME", &a.mcecTime},
 	}
 }
 

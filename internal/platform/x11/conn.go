@@ -1,5 +1,5 @@
-// Package x11 is the Linux backend for windows, displays and pixels, spoken directly over the X11
-// protocol with github.com/jezek/xgb (no cgo).
+// Package x11 is the Linux backend for windows, displays, pixels, synthetic input (XTEST) and the
+// clipboard, spoken directly over the X11 protocol with github.com/jezek/xgb (no cgo).
 //
 // One Conn is one X connection shared by concurrent callers. xgb's Reply blocks with no deadline,
 // so every operation issues its requests first and then reads all replies on a helper goroutine
@@ -23,6 +23,7 @@ import (
 	"github.com/jezek/xgb/shm"
 	"github.com/jezek/xgb/xfixes"
 	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 
 	"github.com/mcec/mcec/internal/platform"
 	_ "github.com/mcec/mcec/internal/xgbquiet"
@@ -35,6 +36,7 @@ type Extensions struct {
 	XFixes    bool // XFixes >= 2: regions, used to see which part of a window is exposed
 	SHM       bool // MIT-SHM present and usable from this client (local, probed)
 	RandR     bool // RandR >= 1.5: GetMonitors
+	XTest     bool // XTEST: synthetic input
 }
 
 // Conn is a connection to one X display. It is safe for concurrent use.
@@ -48,8 +50,11 @@ type Conn struct {
 
 	stripBytes int // maxStripBytes; smaller in tests
 
+	noMoveResizeMessage bool // tests: move and resize through ConfigureWindow only
+
 	bounds atomic.Pointer[platform.Rect] // root geometry; see ScreenBounds
 
+	ready    atomic.Bool   // setup is done: the event loop may read atoms
 	dead     chan struct{} // closed when the X connection is gone
 	deadOnce sync.Once
 	closed   atomic.Bool
@@ -59,7 +64,14 @@ type Conn struct {
 	wins       map[xproto.Window]*winState                 // windows this connection redirected or is capturing
 	damages    map[damage.Damage]chan<- damage.NotifyEvent // DamageNotify routing
 	atomNames  map[xproto.Atom]string
-	mapWaiters map[xproto.Window]chan<- struct{} // MapNotify routing (restore)
+	mapWaiters map[xproto.Window]chan<- struct{}            // MapNotify routing (restore)
+	wakes      map[xproto.Window]map[chan struct{}]struct{} // see subscribe
+	pongs      map[uint32]chan struct{}                     // _NET_WM_PING replies by token
+	selNotify  chan xproto.SelectionNotifyEvent             // the running ClipboardGet, if any
+
+	in     inputState  // XTEST gestures and the keyboard mapping
+	sel    selState    // clipboard
+	helper helperState // an unmapped window of our own
 }
 
 // Dial connects to display ("" means $DISPLAY), initializes the extensions it finds and selects
@@ -107,7 +119,11 @@ func Dial(ctx context.Context, display string) (*Conn, error) {
 		damages:    make(map[damage.Damage]chan<- damage.NotifyEvent),
 		atomNames:  make(map[xproto.Atom]string),
 		mapWaiters: make(map[xproto.Window]chan<- struct{}),
+		wakes:      make(map[xproto.Window]map[chan struct{}]struct{}),
+		pongs:      make(map[uint32]chan struct{}),
 	}
+	c.in.init()
+	c.sel.init()
 	if err := c.scr.load(xc); err != nil {
 		xc.Close()
 		return nil, fmt.Errorf("%w: X display %q: %v", platform.ErrDisplayUnavailable, display, err)
@@ -122,6 +138,7 @@ func Dial(ctx context.Context, display string) (*Conn, error) {
 		}
 		return nil, err
 	}
+	c.ready.Store(true)
 	return c, nil
 }
 
@@ -129,10 +146,13 @@ func Dial(ctx context.Context, display string) (*Conn, error) {
 func (c *Conn) setup(ctx context.Context) error {
 	err := c.await(ctx, "connection setup", func() error {
 		ac := c.atoms.intern(c.xc)
-		exts := queryExtensions(c.xc, "Composite", "DAMAGE", "XFIXES", "MIT-SHM", "RANDR")
-		// ConfigureNotify on the root tells us when RandR resizes the screen (ScreenBounds).
+		exts := queryExtensions(c.xc, "Composite", "DAMAGE", "XFIXES", "MIT-SHM", "RANDR", "XTEST")
+		// One mask for the root, as a later ChangeWindowAttributes would replace it: ConfigureNotify
+		// tells when RandR resizes the screen (ScreenBounds); property changes (client list, active
+		// window) and the mapping of top-level windows wake WatchWindows and window operations,
+		// and the substructure mask also brings the _NET_WM_PING replies clients send to the root.
 		xproto.ChangeWindowAttributes(c.xc, c.scr.root, xproto.CwEventMask,
-			[]uint32{xproto.EventMaskStructureNotify})
+			[]uint32{rootEventMask})
 		if err := ac.read(&c.atoms); err != nil {
 			return err
 		}
@@ -184,6 +204,10 @@ func (c *Conn) setup(ctx context.Context) error {
 			r, err := randrV.Reply()
 			c.ext.RandR = err == nil && (r.MajorVersion > 1 || r.MinorVersion >= 5)
 		}
+		if present["XTEST"] {
+			r, err := xtest.GetVersion(c.xc, 2, 2).Reply()
+			c.ext.XTest = err == nil && r.MajorVersion >= 2
+		}
 		return nil
 	})
 	if err != nil {
@@ -217,6 +241,7 @@ func (c *Conn) Close() error {
 	}
 	c.wins = map[xproto.Window]*winState{}
 	c.mu.Unlock()
+	c.sel.close() // the clipboard owner has its own connection
 	// Requests go out on a helper goroutine: sending blocks on a server that stopped reading,
 	// and Close must not hang. A round trip at the end makes sure the server has read them.
 	done := make(chan struct{})
@@ -281,15 +306,53 @@ func (c *Conn) eventLoop() {
 				default:
 				}
 			}
+			c.wakeStructure(e.Event, e.Window)
+		case xproto.UnmapNotifyEvent:
+			c.wakeStructure(e.Event, e.Window)
 		case xproto.DestroyNotifyEvent:
 			c.mu.Lock()
 			delete(c.wins, e.Window)
 			c.mu.Unlock()
+			c.wakeStructure(e.Event, e.Window)
 		case xproto.ConfigureNotifyEvent:
-			if e.Window == c.scr.root {
+			switch {
+			case e.Window == c.scr.root:
 				r := platform.Rect{Width: int(e.Width), Height: int(e.Height)}
 				c.bounds.Store(&r)
+			case e.Event == e.Window:
+				// A client's own (or the window manager's synthetic) ConfigureNotify. Frames
+				// moving under the root are not worth a wake-up: they stream during drags.
+				c.wake(e.Window)
 			}
+		case xproto.PropertyNotifyEvent:
+			if !c.ready.Load() {
+				break // nobody can be waiting yet, and the atoms are being interned
+			}
+			if e.Window != c.scr.root {
+				if uint32(e.Window) == c.helper.win.Load() {
+					c.helper.noteProperty(c, e)
+				}
+				c.wake(e.Window)
+			} else if e.Atom == c.atoms.netClientList || e.Atom == c.atoms.netActiveWindow {
+				c.wake(e.Window)
+			}
+		case xproto.ClientMessageEvent:
+			if c.ready.Load() {
+				c.routePong(e)
+			}
+		case xproto.SelectionNotifyEvent:
+			c.mu.Lock()
+			ch := c.selNotify
+			c.mu.Unlock()
+			if ch != nil {
+				select {
+				case ch <- e:
+				default:
+				}
+			}
+		case xproto.MappingNotifyEvent:
+			// Someone (often ourselves, while typing) changed the keyboard or modifier mapping.
+			c.in.kmGen.Add(1)
 		}
 	}
 }

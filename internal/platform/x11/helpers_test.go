@@ -4,9 +4,11 @@ package x11_test
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -47,8 +49,10 @@ type xapp struct {
 	root xproto.Window
 	gc   xproto.Gcontext
 
-	mu      sync.Mutex
-	painted map[xproto.Window]bool
+	mu         sync.Mutex
+	painted    map[xproto.Window]bool
+	recorders  map[xproto.Window]*recorder
+	selections map[xproto.Window]*recorder // SelectionNotify by requestor
 }
 
 var (
@@ -74,7 +78,8 @@ func dialXApp() (*xapp, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &xapp{c: c, root: xproto.Setup(c).DefaultScreen(c).Root, painted: map[xproto.Window]bool{}}
+	a := &xapp{c: c, root: xproto.Setup(c).DefaultScreen(c).Root, painted: map[xproto.Window]bool{},
+		recorders: map[xproto.Window]*recorder{}, selections: map[xproto.Window]*recorder{}}
 	gc, err := xproto.NewGcontextId(c)
 	if err != nil {
 		return nil, err
@@ -99,6 +104,22 @@ func (a *xapp) loop() {
 			a.mu.Unlock()
 			if p {
 				a.paint(e.Window)
+			}
+		}
+		if e, ok := ev.(xproto.SelectionNotifyEvent); ok {
+			a.mu.Lock()
+			r := a.selections[e.Requestor]
+			a.mu.Unlock()
+			if r != nil {
+				r.add(ev)
+			}
+		}
+		if w := eventWindow(ev); w != 0 {
+			a.mu.Lock()
+			r := a.recorders[w]
+			a.mu.Unlock()
+			if r != nil {
+				r.add(ev)
 			}
 		}
 	}
@@ -127,6 +148,7 @@ type winOpts struct {
 	managed    bool    // false: override-redirect, placed exactly, not in the client list
 	bg         *uint32 // background pixel; nil: none, the app paints stripes on Expose
 	title      string
+	record     bool // select and record pointer and keyboard events (see recorder)
 }
 
 // window creates and maps a top-level window and waits until it is viewable.
@@ -142,7 +164,15 @@ func (a *xapp) window(t testing.TB, o winOpts) xproto.Window {
 		mask, vals = xproto.CwBackPixel, []uint32{*o.bg}
 	}
 	mask |= xproto.CwOverrideRedirect | xproto.CwEventMask
-	vals = append(vals, boolVal(!o.managed), xproto.EventMaskExposure)
+	events := uint32(xproto.EventMaskExposure)
+	if o.record {
+		events |= xproto.EventMaskButtonPress | xproto.EventMaskButtonRelease | xproto.EventMaskPointerMotion |
+			xproto.EventMaskKeyPress | xproto.EventMaskKeyRelease
+		a.mu.Lock()
+		a.recorders[w] = &recorder{changed: make(chan struct{}, 1)}
+		a.mu.Unlock()
+	}
+	vals = append(vals, boolVal(!o.managed), events)
 	if err := xproto.CreateWindowChecked(a.c, 0, w, a.root, int16(o.x), int16(o.y), uint16(o.w), uint16(o.h), 0,
 		xproto.WindowClassInputOutput, 0, mask, vals).Check(); err != nil {
 		t.Fatalf("CreateWindow: %v", err)
@@ -151,6 +181,11 @@ func (a *xapp) window(t testing.TB, o winOpts) xproto.Window {
 	a.painted[w] = o.bg == nil
 	a.mu.Unlock()
 	if o.managed {
+		// Input hint: openbox gives keyboard focus only to windows that ask for it.
+		hints := make([]byte, 9*4)
+		xgb.Put32(hints, 1)     // InputHint
+		xgb.Put32(hints[4:], 1) // input: true
+		a.prop(t, w, "WM_HINTS", "WM_HINTS", 32, hints)
 		a.prop(t, w, "WM_NAME", "STRING", 8, []byte(o.title))
 		a.prop(t, w, "_NET_WM_NAME", "UTF8_STRING", 8, []byte(o.title))
 		a.prop(t, w, "WM_CLASS", "STRING", 8, []byte("mcectest\x00McecTest\x00"))
@@ -202,6 +237,21 @@ func (a *xapp) iconify(t testing.TB, w uint32) {
 	}
 }
 
+// activate asks the window manager to activate w, without waiting.
+func (a *xapp) activate(t testing.TB, w uint32) {
+	t.Helper()
+	ev := xproto.ClientMessageEvent{Format: 32, Window: xproto.Window(w), Type: a.atom(t, "_NET_ACTIVE_WINDOW"),
+		Data: xproto.ClientMessageDataUnionData32New([]uint32{2, 0, 0, 0, 0})}
+	xproto.SendEvent(a.c, false, a.root, xproto.EventMaskSubstructureRedirect|xproto.EventMaskSubstructureNotify, string(ev.Bytes()))
+}
+
+func (a *xapp) unmap(t testing.TB, w xproto.Window) {
+	t.Helper()
+	if err := xproto.UnmapWindowChecked(a.c, w).Check(); err != nil {
+		t.Fatalf("UnmapWindow: %v", err)
+	}
+}
+
 func (a *xapp) destroy(t testing.TB, w xproto.Window) {
 	t.Helper()
 	if err := xproto.DestroyWindowChecked(a.c, w).Check(); err != nil {
@@ -237,6 +287,7 @@ func waitManaged(t testing.TB, c *x11.Conn, w uint32) platform.Window {
 // startGTK launches gtk3-widget-factory and returns its pid and window.
 func startGTK(t testing.TB) (int, uint32) {
 	t.Helper()
+	newXApp(t) // the window manager is ready and lets clicks through
 	p := testdesk.Start(t, "gtk3-widget-factory")
 	return p.PID, testdesk.WaitWindow(t, p.PID, waitLimit)
 }
@@ -273,4 +324,99 @@ func colourFraction(img *image.RGBA, r image.Rectangle, c color.RGBA) float64 {
 		return 0
 	}
 	return float64(n) / float64(all)
+}
+
+// eventWindow is the window an input event was reported on (0 for other events).
+func eventWindow(ev xgb.Event) xproto.Window {
+	switch e := ev.(type) {
+	case xproto.ButtonPressEvent:
+		return e.Event
+	case xproto.ButtonReleaseEvent:
+		return e.Event
+	case xproto.MotionNotifyEvent:
+		return e.Event
+	case xproto.KeyPressEvent:
+		return e.Event
+	case xproto.KeyReleaseEvent:
+		return e.Event
+	}
+	return 0
+}
+
+// recorder keeps the input events a test window received.
+type recorder struct {
+	mu      sync.Mutex
+	events  []xgb.Event
+	changed chan struct{} // a value after each new event (coalesced)
+	onEvent func(xgb.Event)
+}
+
+func (r *recorder) add(ev xgb.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	f := r.onEvent
+	r.mu.Unlock()
+	if f != nil {
+		f(ev)
+	}
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
+}
+
+// snapshot returns the events so far.
+func (r *recorder) snapshot() []xgb.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]xgb.Event(nil), r.events...)
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	r.events = nil
+	r.mu.Unlock()
+}
+
+// waitFor waits until cond holds for the recorded events.
+func (r *recorder) waitFor(t testing.TB, what string, cond func([]xgb.Event) bool) []xgb.Event {
+	t.Helper()
+	limit := time.NewTimer(waitLimit)
+	defer limit.Stop()
+	for {
+		evs := r.snapshot()
+		if cond(evs) {
+			return evs
+		}
+		select {
+		case <-r.changed:
+		case <-limit.C:
+			t.Fatalf("after %v: %s; recorded %d events: %s", waitLimit, what, len(evs), describeEvents(evs))
+		}
+	}
+}
+
+func (a *xapp) recorder(w xproto.Window) *recorder {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.recorders[w]
+}
+
+func describeEvents(evs []xgb.Event) string {
+	var parts []string
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case xproto.ButtonPressEvent:
+			parts = append(parts, fmt.Sprintf("press%d@%d,%d", e.Detail, e.RootX, e.RootY))
+		case xproto.ButtonReleaseEvent:
+			parts = append(parts, fmt.Sprintf("release%d@%d,%d", e.Detail, e.RootX, e.RootY))
+		case xproto.MotionNotifyEvent:
+			parts = append(parts, fmt.Sprintf("motion@%d,%d", e.RootX, e.RootY))
+		case xproto.KeyPressEvent:
+			parts = append(parts, fmt.Sprintf("key%d(state %#x)", e.Detail, e.State))
+		case xproto.KeyReleaseEvent:
+			parts = append(parts, fmt.Sprintf("keyup%d", e.Detail))
+		}
+	}
+	return strings.Join(parts, " ")
 }

@@ -252,7 +252,7 @@ func (c *Conn) redirect(ctx context.Context, w xproto.Window, st *winState, dw *
 			created = damage.CreateChecked(c.xc, dw.id, xproto.Drawable(w), damage.ReportLevelRawRectangles)
 		}
 		// StructureNotify brings DestroyNotify, which drops the window from the redirected set.
-		xproto.ChangeWindowAttributes(c.xc, w, xproto.CwEventMask, []uint32{xproto.EventMaskStructureNotify})
+		xproto.ChangeWindowAttributes(c.xc, w, xproto.CwEventMask, []uint32{clientEventMask})
 		redir := composite.RedirectWindowChecked(c.xc, w, composite.RedirectAutomatic)
 		// Damage the server reports while redirecting (copying what was visible) carries the
 		// redirect's sequence number; the app's repaint comes after this next request.
@@ -312,7 +312,7 @@ func (c *Conn) restore(ctx context.Context, w xproto.Window) (capInfo, error) {
 	if err := c.await(ctx, "restoring a window", func() error {
 		// MapNotify wakes the wait below at once. That matters: damage counts as the app's
 		// only from the next request on, and a fast app repaints within a millisecond.
-		xproto.ChangeWindowAttributes(c.xc, w, xproto.CwEventMask, []uint32{xproto.EventMaskStructureNotify})
+		xproto.ChangeWindowAttributes(c.xc, w, xproto.CwEventMask, []uint32{clientEventMask})
 		return xproto.SendEventChecked(c.xc, false, c.scr.root,
 			xproto.EventMaskSubstructureNotify|xproto.EventMaskSubstructureRedirect, string(ev.Bytes())).Check()
 	}); err != nil {

@@ -1,0 +1,538 @@
+package atspi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+const (
+	ifEditableText = "org.a11y.atspi.EditableText"
+	ifSelection    = "org.a11y.atspi.Selection"
+)
+
+// toggleRoles may be toggled with their click or press action when they have no "toggle".
+var toggleRoles = map[string]bool{
+	"check box": true, "toggle button": true, "radio button": true, "check menu item": true,
+	"radio menu item": true, "switch": true,
+}
+
+// plan is the one call that performs an action.
+type plan struct {
+	target objRef // usually the object; its parent or combo box for select
+	method string
+	args   []any
+	okBool bool // the reply is a boolean; false means the application refused
+	noop   bool // already in the requested state
+}
+
+// outcome is what performing a plan showed.
+type outcome struct {
+	reply  *dbus.Call
+	states stateBits // the object's states right after, when it answered
+	gone   bool      // the object or its application went away because of the action
+	modal  bool      // the application stopped answering: a nested (modal) loop runs
+}
+
+// Act performs a semantic action on the object ref:
+//
+//   - invoke: the first action named click, press, activate, jump or open (in that order), or
+//     the only action of an object that has exactly one.
+//   - toggle: the "toggle" action; for check boxes, toggle and radio buttons, check menu
+//     items and switches also click or press.
+//   - setvalue: a number for an object with Value (slider, spin button) sets CurrentValue
+//     (platform.ErrBadValue when text is not a number or outside the range; refused when the value
+//     does not move); otherwise EditableText.SetTextContents(text). Password fields take it
+//     like any entry; the text never appears in errors or logs.
+//   - setfocus: Component.GrabFocus, then the object must report "focused" within
+//     Options.ModalGrace (platform.ErrNotFocused otherwise).
+//   - expand, collapse: the "expand"/"collapse" or "expand or contract" action (or the
+//     default action of an expander), only when the "expanded" state differs: expanding an
+//     expanded object succeeds without acting. Combo boxes count as expanded while their popup
+//     shows.
+//   - select: SelectChild(its index) on the parent's Selection (for an item of a combo box's
+//     menu, on the combo box); without one, the object's own select or click action.
+//
+// An object that cannot do the action fails with platform.ErrUnsupported, naming what it can
+// do; a disabled one, or an application that refuses, with platform.ErrActionFailed (setfocus:
+// platform.ErrNotFocused); a malformed ref with platform.ErrBadRef; a gone object with
+// platform.ErrElementStale.
+//
+// The call that acts and a probe of the object right after it are each bounded by
+// Options.ModalGrace: GTK answers DoAction before running the handler, and a handler that
+// runs a modal dialog's nested loop (gtk_dialog_run) leaves the application answering no
+// AT-SPI call until the dialog closes. Either deadline passing yields ModalPending with no
+// error; the action then still runs, and the abandoned call's late reply is dropped.
+func (c *Client) Act(ctx context.Context, ref string, action platform.ElementAction, text string) (platform.ActResult, error) {
+	bus, path, err := ParseRef(ref)
+	if err != nil {
+		return platform.ActResult{}, err
+	}
+	what := withActions
+	if action == platform.ActSelect {
+		what |= withProps
+	}
+	o, err := c.inspect(ctx, objRef{bus, path}, what)
+	if err != nil {
+		return platform.ActResult{}, err
+	}
+	var p plan
+	switch action {
+	case platform.ActInvoke:
+		p, err = invokePlan(o)
+	case platform.ActToggle:
+		p, err = togglePlan(o)
+	case platform.ActSetValue:
+		return c.setValue(ctx, o, text)
+	case platform.ActSetFocus:
+		return c.setFocus(ctx, o)
+	case platform.ActExpand, platform.ActCollapse:
+		p, err = c.expandPlan(ctx, o, action == platform.ActExpand)
+	case platform.ActSelect:
+		p, err = c.selectPlan(ctx, o)
+	default:
+		return platform.ActResult{}, fmt.Errorf("%w: unknown action %q", platform.ErrUnsupported, action)
+	}
+	if err != nil || p.noop {
+		return platform.ActResult{}, err
+	}
+	if err := enabled(o, platform.ErrActionFailed); err != nil {
+		return platform.ActResult{}, err
+	}
+	out, err := c.perform(ctx, o, p)
+	return platform.ActResult{ModalPending: out.modal}, err
+}
+
+// enabled fails with sentinel for an insensitive object: GTK answers DoAction with true and
+// then silently does nothing.
+func enabled(o *object, sentinel error) error {
+	if !o.is(stateEnabled) && !o.is(stateSensitive) {
+		return fmt.Errorf("%w: %s %q (%s) is disabled", sentinel, o.role(), o.n.info.name, o.ref())
+	}
+	return nil
+}
+
+func (o *object) ref() string { return FormatRef(o.n.ref.Bus, o.n.ref.Path) }
+
+// perform makes p's call and checks its boolean reply.
+func (c *Client) perform(ctx context.Context, o *object, p plan) (outcome, error) {
+	out, err := c.mutate(ctx, p.target, o.n.ref, p.method, p.args...)
+	if err != nil || out.modal || !p.okBool {
+		return out, err
+	}
+	var ok bool
+	if err := out.reply.Store(&ok); err == nil && !ok {
+		return out, fmt.Errorf("%w: %s %q (%s): the application declined %s", platform.ErrActionFailed,
+			o.role(), o.n.info.name, o.ref(), shortMethod(p.method))
+	}
+	return out, nil
+}
+
+func shortMethod(m string) string { return strings.TrimPrefix(m, "org.a11y.atspi.") }
+
+// mutate makes a call that changes the application, bounded by ModalGrace, then probes the
+// object with GetState under the same bound (see Act for why both).
+func (c *Client) mutate(ctx context.Context, target, probe objRef, method string, args ...any) (outcome, error) {
+	var out outcome
+	c.calls.Add(1)
+	gctx, cancel := context.WithTimeout(ctx, c.opts.ModalGrace)
+	call := c.conn.Object(target.Bus, target.Path).CallWithContext(gctx, method, 0, args...)
+	cancel()
+	// The caller's own deadline passing counts like ours: the action may be under way.
+	canceled := func() bool { return errors.Is(ctx.Err(), context.Canceled) }
+	if err := call.Err; err != nil {
+		f := classify(err)
+		switch {
+		case canceled():
+			return out, ctx.Err()
+		case f == failHung:
+			out.modal = true
+			return out, nil
+		case f == failDead:
+			return out, staleErr(target, "it disappeared before the action")
+		case f == failNoIface:
+			return out, fmt.Errorf("%w: %s refused %s: %v", platform.ErrActionFailed,
+				FormatRef(target.Bus, target.Path), shortMethod(method), err)
+		}
+		return out, c.callError(err, target.Bus, target.Path, method)
+	}
+	out.reply = call
+	c.calls.Add(1)
+	gctx, cancel = context.WithTimeout(ctx, c.opts.ModalGrace)
+	pc := c.conn.Object(probe.Bus, probe.Path).CallWithContext(gctx, ifAccessible+".GetState", 0)
+	cancel()
+	if err := pc.Err; err != nil {
+		f := classify(err)
+		switch {
+		case canceled():
+			return out, ctx.Err()
+		case f == failHung:
+			out.modal = true
+		case f == failDead, f == failNoIface, f == failGone:
+			out.gone = true // the action closed its own window, or ended the application
+		default:
+			return out, c.callError(err, probe.Bus, probe.Path, "GetState")
+		}
+		return out, nil
+	}
+	var words []uint32
+	_ = pc.Store(&words)
+	out.states = bitsFrom(words)
+	return out, nil
+}
+
+// actionIndex finds the first of names among the object's actions.
+func actionIndex(actions []string, names ...string) int {
+	for _, name := range names {
+		if i := slices.IndexFunc(actions, func(a string) bool { return strings.EqualFold(a, name) }); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func doAction(o *object, i int) plan {
+	return plan{target: o.n.ref, method: ifAction + ".DoAction", args: []any{int32(i)}, okBool: true}
+}
+
+// unsupported says what o can do instead, so the caller can pick another action.
+func unsupported(o *object, action platform.ElementAction, why string) error {
+	acts := "none"
+	if len(o.n.actions) > 0 {
+		acts = strings.Join(o.n.actions, ", ")
+	}
+	return fmt.Errorf("%w: %s on %s %q (%s): %s; it can do: actions [%s], interfaces [%s]",
+		platform.ErrUnsupported, action, o.role(), o.n.info.name, o.ref(), why, acts, ifaceNames(o.n.info.ifaces))
+}
+
+// ifaceNames lists the interfaces in s by their short names, sorted.
+func ifaceNames(s ifaceSet) string {
+	var names []string
+	for full, bit := range ifaceBits {
+		if s&bit != 0 {
+			names = append(names, strings.TrimPrefix(full, "org.a11y.atspi."))
+		}
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		return "Accessible only"
+	}
+	return strings.Join(names, ", ")
+}
+
+func invokePlan(o *object) (plan, error) {
+	i := actionIndex(o.n.actions, "click", "press", "activate", "jump", "open")
+	if i < 0 && len(o.n.actions) == 1 {
+		i = 0
+	}
+	if i < 0 {
+		return plan{}, unsupported(o, platform.ActInvoke, "no default action")
+	}
+	return doAction(o, i), nil
+}
+
+func togglePlan(o *object) (plan, error) {
+	i := actionIndex(o.n.actions, "toggle")
+	if i < 0 && toggleRoles[o.role()] {
+		i = actionIndex(o.n.actions, "click", "press", "activate")
+	}
+	if i < 0 {
+		return plan{}, unsupported(o, platform.ActToggle, "no toggle action")
+	}
+	return doAction(o, i), nil
+}
+
+// expandPlan acts only when the expanded state differs from the one wanted.
+func (c *Client) expandPlan(ctx context.Context, o *object, want bool) (plan, error) {
+	action, dir := platform.ActCollapse, "collapse"
+	if want {
+		action, dir = platform.ActExpand, "expand"
+	}
+	acts := o.n.actions
+	switch {
+	case o.is(stateExpandable) || o.is(stateExpanded):
+		if o.is(stateExpanded) == want {
+			return plan{noop: true}, nil
+		}
+		// Not "toggle": a tree cell's toggle flips its check box, not its row.
+		if i := actionIndex(acts, dir, "expand or contract", "activate", "click", "press"); i >= 0 {
+			return doAction(o, i), nil
+		}
+	case o.role() == "combo box":
+		open, err := c.comboOpen(ctx, o)
+		if err != nil {
+			return plan{}, err
+		}
+		if open == want {
+			return plan{noop: true}, nil
+		}
+		if i := actionIndex(acts, "press", "click", "activate"); i >= 0 {
+			return doAction(o, i), nil
+		}
+	default:
+		// A direction-specific action needs no state to be idempotent.
+		if i := actionIndex(acts, dir); i >= 0 {
+			return doAction(o, i), nil
+		}
+		return plan{}, unsupported(o, action, "not expandable")
+	}
+	return plan{}, unsupported(o, action, "no action expands or collapses it")
+}
+
+// comboOpen reports whether a combo box's popup shows: GTK's combo boxes have no expanded
+// state, but their popup (a menu or window child) reports showing while open.
+func (c *Client) comboOpen(ctx context.Context, o *object) (bool, error) {
+	r := o.n.ref
+	call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetChildren")
+	if err != nil {
+		if f.fatal() {
+			return false, err
+		}
+		return false, staleErr(r, "its children cannot be read")
+	}
+	var kids []objRef
+	_ = call.Store(&kids)
+	for _, k := range kids {
+		role, _, err := c.kind(ctx, k)
+		if err != nil {
+			if errors.Is(err, platform.ErrElementStale) {
+				continue
+			}
+			return false, err
+		}
+		if name, _ := roleName(role); name != "menu" && name != "window" && name != "list" && name != "list box" {
+			continue
+		}
+		call, f, err := c.call(ctx, k.Bus, k.Path, ifAccessible+".GetState")
+		if err != nil {
+			if f.fatal() {
+				return false, err
+			}
+			continue
+		}
+		var words []uint32
+		_ = call.Store(&words)
+		if bitsFrom(words).has(stateShowing) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// kind returns an object's role and interfaces, from the meta cache when it knows them.
+func (c *Client) kind(ctx context.Context, r objRef) (uint32, ifaceSet, error) {
+	if m := c.meta.get(r); m.has&metaKind != 0 {
+		return m.role, m.ifaces, nil
+	}
+	n := &node{ref: r, info: &objInfo{}, gotKind: true}
+	err := run(ctx, nil, []job{func(ctx context.Context) error {
+		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetRole")
+		if err != nil {
+			return nodeFailure(n, orDead(f), err)
+		}
+		_ = call.Store(&n.info.role)
+		return nil
+	}, func(ctx context.Context) error {
+		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetInterfaces")
+		if err != nil {
+			return nodeFailure(n, f, err)
+		}
+		var names []string
+		_ = call.Store(&names)
+		n.info.ifaces = ifacesFrom(names)
+		return nil
+	}})
+	if err != nil {
+		return 0, 0, err
+	}
+	if n.dead.Load() {
+		return 0, 0, staleErr(r, "the application no longer knows it")
+	}
+	c.remember(n)
+	return n.info.role, n.info.ifaces, nil
+}
+
+// selectPlan selects through the parent's Selection, or the combo box's for an item of its
+// menu (GTK's menu selection only highlights); else the object's own action.
+func (c *Client) selectPlan(ctx context.Context, o *object) (plan, error) {
+	if o.index >= 0 && !o.parent.null() && o.parent.Path != appRoot {
+		target := o.parent
+		prole, pifaces, err := c.kind(ctx, target)
+		if err != nil && !errors.Is(err, platform.ErrElementStale) {
+			return plan{}, err
+		}
+		if name, _ := roleName(prole); err == nil && name == "menu" {
+			var gp objRef
+			if _, err := c.property(ctx, target.Bus, target.Path, ifAccessible, "Parent", &gp); err == nil && !gp.null() {
+				if grole, gifaces, err := c.kind(ctx, gp); err == nil && grole == roleComboBox && gifaces&hasSelection != 0 {
+					target, pifaces = gp, gifaces
+				}
+			}
+		}
+		if err == nil && pifaces&hasSelection != 0 {
+			return plan{target: target, method: ifSelection + ".SelectChild", args: []any{o.index}, okBool: true}, nil
+		}
+	}
+	if i := actionIndex(o.n.actions, "select", "click", "press"); i >= 0 {
+		return doAction(o, i), nil
+	}
+	return plan{}, unsupported(o, platform.ActSelect, "its parent has no Selection and it has no select or click action")
+}
+
+// setValue sets a number through Value, or text through EditableText.
+func (c *Client) setValue(ctx context.Context, o *object, text string) (platform.ActResult, error) {
+	ifaces := o.n.info.ifaces
+	num, numErr := parseNumber(text)
+	switch {
+	case ifaces&hasValue != 0 && (ifaces&hasEditableText == 0 || numErr == nil):
+		// A spin button has both: its Value takes effect at once, its text only when
+		// activated.
+		if numErr != nil {
+			return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s) takes a number; the text given is not one",
+				platform.ErrBadValue, o.role(), o.n.info.name, o.ref())
+		}
+		before, lo, hi, err := c.valueRange(ctx, o.n.ref)
+		if err != nil {
+			return platform.ActResult{}, err
+		}
+		if lo <= hi && (num < lo || num > hi) {
+			return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s) takes %v to %v; %v is outside",
+				platform.ErrBadValue, o.role(), o.n.info.name, o.ref(), lo, hi, num)
+		}
+		if err := enabled(o, platform.ErrActionFailed); err != nil {
+			return platform.ActResult{}, err
+		}
+		out, err := c.mutate(ctx, o.n.ref, o.n.ref, propSet, ifValue, "CurrentValue", dbus.MakeVariant(num))
+		if err != nil || out.modal || out.gone {
+			return platform.ActResult{ModalPending: out.modal}, err
+		}
+		// GTK accepts the property on read-only values (progress and level bars) and ignores
+		// it: a value that did not move was refused. Rounding may change it, so only "did
+		// not move at all" counts.
+		var after float64
+		if _, err := c.property(ctx, o.n.ref.Bus, o.n.ref.Path, ifValue, "CurrentValue", &after); err == nil &&
+			after == before && num != before {
+			return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s) kept its value %v", platform.ErrActionFailed,
+				o.role(), o.n.info.name, o.ref(), before)
+		}
+		return platform.ActResult{}, nil
+	case ifaces&hasEditableText != 0:
+		if !o.is(stateEditable) {
+			return platform.ActResult{}, unsupported(o, platform.ActSetValue, "its text is read-only")
+		}
+		if err := enabled(o, platform.ErrActionFailed); err != nil {
+			return platform.ActResult{}, err
+		}
+		out, err := c.perform(ctx, o, plan{target: o.n.ref, method: ifEditableText + ".SetTextContents", args: []any{text}, okBool: true})
+		return platform.ActResult{ModalPending: out.modal}, err
+	}
+	return platform.ActResult{}, unsupported(o, platform.ActSetValue, "it has neither EditableText nor Value")
+}
+
+func parseNumber(text string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		err = strconv.ErrSyntax
+	}
+	return v, err
+}
+
+// valueRange reads a Value's current value and bounds in one GetAll (single reads as a
+// fallback); bounds it does not report come back as lo > hi, meaning "unknown".
+func (c *Client) valueRange(ctx context.Context, r objRef) (cur, lo, hi float64, err error) {
+	lo, hi = 1, 0
+	call, f, err := c.call(ctx, r.Bus, r.Path, propGetAll, ifValue)
+	if err == nil {
+		var props map[string]dbus.Variant
+		if call.Store(&props) == nil {
+			_ = props["CurrentValue"].Store(&cur)
+			if props["MinimumValue"].Store(&lo) != nil || props["MaximumValue"].Store(&hi) != nil {
+				lo, hi = 1, 0
+			}
+			return cur, lo, hi, nil
+		}
+	} else if f.fatal() {
+		return 0, 0, 0, err
+	} else if f == failDead {
+		return 0, 0, 0, staleErr(r, "it disappeared")
+	}
+	if f, err := c.property(ctx, r.Bus, r.Path, ifValue, "CurrentValue", &cur); f.fatal() {
+		return 0, 0, 0, err
+	}
+	var l, h float64
+	if _, err := c.property(ctx, r.Bus, r.Path, ifValue, "MinimumValue", &l); err == nil {
+		if _, err := c.property(ctx, r.Bus, r.Path, ifValue, "MaximumValue", &h); err == nil {
+			lo, hi = l, h
+		}
+	}
+	return cur, lo, hi, nil
+}
+
+// setFocus grabs focus and waits, at most ModalGrace, for the object to report it: GTK
+// presents an inactive window first, and its focus state follows the window manager.
+func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, error) {
+	if o.n.info.ifaces&hasComponent == 0 {
+		return platform.ActResult{}, unsupported(o, platform.ActSetFocus, "it has no Component")
+	}
+	if !o.is(stateFocusable) {
+		return platform.ActResult{}, unsupported(o, platform.ActSetFocus, "it is not focusable")
+	}
+	if err := enabled(o, platform.ErrNotFocused); err != nil {
+		return platform.ActResult{}, err
+	}
+	r := o.n.ref
+	out, err := c.mutate(ctx, r, r, ifComponent+".GrabFocus")
+	if err != nil || out.modal {
+		return platform.ActResult{ModalPending: out.modal}, err
+	}
+	if out.gone {
+		return platform.ActResult{}, staleErr(r, "it disappeared when given focus")
+	}
+	var ok bool
+	if err := out.reply.Store(&ok); err == nil && !ok {
+		return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s): the application declined GrabFocus",
+			platform.ErrNotFocused, o.role(), o.n.info.name, o.ref())
+	}
+	if out.states.has(stateFocused) {
+		return platform.ActResult{}, nil
+	}
+	// Poll with backoff: the state usually follows within a few milliseconds.
+	deadline := time.NewTimer(c.opts.ModalGrace)
+	defer deadline.Stop()
+	pause := time.Millisecond
+	wait := time.NewTimer(pause)
+	defer wait.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return platform.ActResult{}, ctx.Err()
+		case <-deadline.C:
+			return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s) accepted GrabFocus but did not report focus within %v (is its window active?)",
+				platform.ErrNotFocused, o.role(), o.n.info.name, o.ref(), c.opts.ModalGrace)
+		case <-wait.C:
+			pause = min(2*pause, 20*time.Millisecond)
+			wait.Reset(pause)
+		}
+		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetState")
+		if err != nil {
+			if f.fatal() {
+				return platform.ActResult{}, err
+			}
+			return platform.ActResult{}, staleErr(r, "it disappeared when given focus")
+		}
+		var words []uint32
+		_ = call.Store(&words)
+		if bitsFrom(words).has(stateFocused) {
+			return platform.ActResult{}, nil
+		}
+	}
+}

@@ -1,0 +1,338 @@
+package atspi
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// appRoot is the path of an application's own root object (the same path as the
+// registry's root, on the application's connection); its children are the top-level windows.
+const appRoot = registryRoot
+
+// inspection says what to read about an object besides role, interfaces and states.
+type inspection uint8
+
+const (
+	withProps   inspection = 1 << iota // name, description, parent, child count, id, index in parent
+	withActions                        // action names
+	withPID                            // the owning process
+)
+
+// object is one object re-read by ref.
+type object struct {
+	n           *node
+	parent      objRef
+	parentKnown bool  // the application reported parent (null when detached)
+	index       int32 // in the parent; noIndex when the application did not say
+	pid         int
+}
+
+const noIndex = -2
+
+func (o *object) is(state int) bool { return o.n.info.states.has(state) }
+
+func (o *object) role() string {
+	if o.n.roleName != "" {
+		return o.n.roleName
+	}
+	r, _ := roleName(o.n.info.role)
+	return r
+}
+
+// inspect re-reads r with a few pipelined calls, using the client's meta cache for what
+// never changes. A dead, defunct or detached object fails with platform.ErrElementStale.
+func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*object, error) {
+	n := &node{ref: r, info: &objInfo{childCount: -1}}
+	o := &object{n: n, index: noIndex}
+	info := n.info
+	m := c.meta.get(r)
+	var jobs []job
+	if m.has&metaKind != 0 {
+		info.role, info.ifaces = m.role, m.ifaces
+	} else {
+		n.gotKind = true
+		jobs = append(jobs, func(ctx context.Context) error {
+			call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetRole")
+			if err != nil {
+				return nodeFailure(n, orDead(f), err)
+			}
+			_ = call.Store(&info.role)
+			return nil
+		}, func(ctx context.Context) error {
+			call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetInterfaces")
+			if err != nil {
+				return nodeFailure(n, f, err)
+			}
+			var names []string
+			_ = call.Store(&names)
+			info.ifaces = ifacesFrom(names)
+			return nil
+		})
+	}
+	jobs = append(jobs, func(ctx context.Context) error {
+		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetState")
+		if err != nil {
+			return nodeFailure(n, orDead(f), err)
+		}
+		var words []uint32
+		_ = call.Store(&words)
+		info.states = bitsFrom(words)
+		return nil
+	})
+	if what&withProps != 0 {
+		jobs = append(jobs, func(ctx context.Context) error {
+			return c.readProps(ctx, o)
+		}, func(ctx context.Context) error {
+			call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetIndexInParent")
+			if err != nil {
+				return nodeFailure(n, f, err)
+			}
+			_ = call.Store(&o.index)
+			return nil
+		})
+	}
+	if what&withPID != 0 {
+		jobs = append(jobs, func(ctx context.Context) error {
+			p, err := c.pid(ctx, r.Bus)
+			o.pid = p
+			return err
+		})
+	}
+	if err := run(ctx, nil, jobs); err != nil {
+		return nil, err
+	}
+	if err := stale(o); err != nil {
+		return nil, err
+	}
+	if what&withActions != 0 && info.ifaces&hasAction != 0 {
+		if m.has&metaActions != 0 && m.has&metaKind != 0 && m.role == info.role {
+			n.actions = m.actions
+		} else {
+			w := &walker{c: c}
+			if err := run(ctx, nil, []job{w.actionsJob(n)}); err != nil {
+				return nil, err
+			}
+			if n.dead.Load() {
+				return nil, staleErr(r, "it disappeared")
+			}
+		}
+	}
+	c.remember(n)
+	return o, nil
+}
+
+// orDead treats a refused Accessible method as a dead object: every object implements
+// Accessible, so only a gone one declines.
+func orDead(f failure) failure {
+	if f == failNoIface {
+		return failDead
+	}
+	return f
+}
+
+// stale reports an object that no longer exists as an element.
+func stale(o *object) error {
+	r := o.n.ref
+	switch {
+	case o.n.dead.Load():
+		return staleErr(r, "the application no longer knows it")
+	case o.is(stateDefunct):
+		return staleErr(r, "it is defunct")
+	case r.Path == appRoot:
+		return nil // an application's root has no parent in it
+	case o.index == -1:
+		return staleErr(r, "it has no place in a parent any more")
+	case o.parentKnown && o.parent.null():
+		return staleErr(r, "it has no parent any more")
+	}
+	return nil
+}
+
+func staleErr(r objRef, why string) error {
+	return fmt.Errorf("%w: %s: %s", platform.ErrElementStale, FormatRef(r.Bus, r.Path), why)
+}
+
+// readProps reads name, description, child count, accessible id and parent in one GetAll,
+// with single reads for bridges without GetAll.
+func (c *Client) readProps(ctx context.Context, o *object) error {
+	n, r := o.n, o.n.ref
+	info := n.info
+	call, f, err := c.call(ctx, r.Bus, r.Path, propGetAll, ifAccessible)
+	if err == nil {
+		var props map[string]dbus.Variant
+		if call.Store(&props) == nil {
+			_ = props["Name"].Store(&info.name)
+			_ = props["Description"].Store(&info.desc)
+			_ = props["ChildCount"].Store(&info.childCount)
+			if v, ok := props["Parent"]; ok {
+				o.parentKnown = v.Store(&o.parent) == nil
+			}
+			if v, ok := props["AccessibleId"]; ok {
+				_ = v.Store(&info.id)
+				info.idKnown = true
+			}
+			return nil
+		}
+	} else if f.fatal() || f == failDead {
+		return nodeFailure(n, f, err)
+	}
+	for _, p := range []struct {
+		name string
+		v    any
+	}{{"Name", &info.name}, {"Description", &info.desc}, {"ChildCount", &info.childCount}, {"Parent", &o.parent}} {
+		if f, err := c.property(ctx, r.Bus, r.Path, ifAccessible, p.name, p.v); err != nil {
+			return nodeFailure(n, f, err)
+		}
+	}
+	o.parentKnown = true
+	return nil
+}
+
+// remember hands what inspecting n fetched to the meta cache.
+func (c *Client) remember(n *node) {
+	w := &walker{c: c, nodes: []*node{n}}
+	w.remember()
+}
+
+// Element re-reads the object ref without searching: role, name, description, states,
+// bounds (only while showing, from its Component), value (password text masked), actions and
+// accessible id, with the owning process and the parent's ref ("" when the parent is the
+// application). A malformed ref fails with platform.ErrBadRef; an object that is gone (unknown
+// to its application, defunct, or detached from any parent) with platform.ErrElementStale; a
+// gone application with platform.ErrWindowClosed; a hung one with
+// platform.ErrAppNotResponding.
+func (c *Client) Element(ctx context.Context, ref string) (platform.Element, error) {
+	bus, path, err := ParseRef(ref)
+	if err != nil {
+		return platform.Element{}, err
+	}
+	o, err := c.inspect(ctx, objRef{bus, path}, withProps|withPID)
+	if err != nil {
+		return platform.Element{}, err
+	}
+	w := &walker{c: c, nodes: []*node{o.n}}
+	if err := run(ctx, nil, w.enrichJobs(w.nodes)); err != nil {
+		return platform.Element{}, err
+	}
+	if o.n.dead.Load() {
+		return platform.Element{}, staleErr(o.n.ref, "it disappeared while being read")
+	}
+	w.remember()
+	out, _ := w.convert(o.n)
+	return platform.Element{Node: *out, PID: o.pid, Parent: parentRef(o)}, nil
+}
+
+// parentRef is the parent's ref, "" for the application (or the registry, for an
+// application's root).
+func parentRef(o *object) string {
+	p := o.parent
+	if p.null() || p.Path == appRoot || p.Bus == registryName {
+		return ""
+	}
+	return FormatRef(p.Bus, p.Path)
+}
+
+// Focused returns the object of process pid's applications that reports the focused state,
+// read from the applications' caches (one GetItems each). When several do (focus states are
+// per window in some toolkits), a showing one wins. Nothing focused fails with
+// platform.ErrElementStale; no registered application with platform.ErrNoAccessibleTree.
+func (c *Client) Focused(ctx context.Context, pid int) (platform.Element, error) {
+	apps, err := c.appsOf(ctx, pid)
+	if err != nil {
+		return platform.Element{}, err
+	}
+	if len(apps) == 0 {
+		return platform.Element{}, fmt.Errorf("%w: no application of pid %d is registered on the AT-SPI bus",
+			platform.ErrNoAccessibleTree, pid)
+	}
+	var (
+		found    []objRef
+		showing  = map[objRef]bool{}
+		firstErr error
+	)
+	for _, app := range apps {
+		refs, shown, err := c.focusedIn(ctx, app)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		found = append(found, refs...)
+		for _, r := range shown {
+			showing[r] = true
+		}
+	}
+	if len(found) == 0 {
+		if firstErr != nil {
+			return platform.Element{}, firstErr
+		}
+		return platform.Element{}, fmt.Errorf("%w: nothing has keyboard focus in pid %d", platform.ErrElementStale, pid)
+	}
+	// Deterministic: showing first, then by ref.
+	slices.SortFunc(found, func(a, b objRef) int {
+		switch {
+		case showing[a] && !showing[b]:
+			return -1
+		case showing[b] && !showing[a]:
+			return 1
+		}
+		return cmp.Or(strings.Compare(a.Bus, b.Bus), strings.Compare(string(a.Path), string(b.Path)))
+	})
+	return c.Element(ctx, FormatRef(found[0].Bus, found[0].Path))
+}
+
+// focusedIn lists the focused objects of one application and which of them are showing:
+// from its cache, or by walking its windows when it has none.
+func (c *Client) focusedIn(ctx context.Context, app objRef) (focused, showing []objRef, err error) {
+	snap, err := c.snapshot(ctx, app)
+	if err != nil {
+		return nil, nil, err
+	}
+	if snap != nil {
+		for r, info := range snap {
+			if info.states.has(stateFocused) && !info.states.has(stateDefunct) {
+				focused = append(focused, r)
+				if info.states.has(stateShowing) {
+					showing = append(showing, r)
+				}
+			}
+		}
+		return focused, showing, nil
+	}
+	all := platform.TreeLimits{MaxDepth: 1000, MaxNodes: 100_000}
+	w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, limits: all}
+	tops, err := w.topLevels(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, top := range tops {
+		tw := &walker{c: c, sem: w.sem, app: app, limits: all}
+		t, err := tw.tree(ctx, top)
+		if err != nil {
+			return nil, nil, err
+		}
+		var visit func(*platform.Node)
+		visit = func(n *platform.Node) {
+			if n.States["focused"] {
+				bus, path, _ := ParseRef(n.Ref)
+				focused = append(focused, objRef{bus, path})
+				if n.States["showing"] {
+					showing = append(showing, objRef{bus, path})
+				}
+			}
+			for _, k := range n.Children {
+				visit(k)
+			}
+		}
+		visit(t.Root)
+	}
+	return focused, showing, nil
+}
