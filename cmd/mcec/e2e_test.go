@@ -438,3 +438,90 @@ func TestDesktopRun(t *testing.T) {
 		t.Fatalf("desktop run: %v, want exit 7", err)
 	}
 }
+
+// TestActingOverStdio drives a multi-step task through an MCP client over stdio, verifying each
+// step with a fresh observation.
+func TestActingOverStdio(t *testing.T) {
+	cmd := mcecCmd(t, "mcp", "--launch", "gtk3-widget-factory")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	call := func(tool string, args map[string]any, out any) contract.Envelope {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		env := envelopeOf(t, res)
+		if out != nil && env.OK() {
+			if err := env.DecodeResult(out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return env
+	}
+	// The factory starts with mcec: wait for its window, then for its accessible tree.
+	var w struct {
+		Satisfied bool
+		Windows   []struct {
+			ProcessID int `json:"processId"`
+		}
+	}
+	call("windows", map[string]any{"process": "gtk3-widget-factory", "condition": "appears", "timeout": 30000}, &w)
+	if !w.Satisfied {
+		t.Fatalf("no factory window; stderr:\n%s", stderr.String())
+	}
+	pid := w.Windows[0].ProcessID
+	var found struct{ Found bool }
+	if env := call("wait-for", map[string]any{"pid": pid, "element": map[string]any{"name": "Page 2"}, "timeout": 30000}, &found); !env.OK() {
+		t.Fatalf("wait-for: %+v", env.Err())
+	}
+
+	steps := []struct {
+		name   string
+		invoke map[string]any
+		verify map[string]any // a find that must hit afterwards
+	}{
+		{"select the stack's Page 2",
+			map[string]any{"element": map[string]any{"name": "Page 2", "role": "radio button"}, "action": "select"},
+			map[string]any{"element": map[string]any{"name": "Page 2", "role": "radio button"}}},
+		{"back to Page 1",
+			map[string]any{"element": map[string]any{"name": "Page 1", "role": "radio button"}, "action": "select"},
+			map[string]any{"element": map[string]any{"name": "Page 1", "role": "radio button"}}},
+		{"select a notebook tab",
+			map[string]any{"element": map[string]any{"name": "page 3", "role": "page tab", "index": 0}, "action": "select"},
+			map[string]any{"element": map[string]any{"name": "page 3", "role": "page tab", "index": 0}}},
+	}
+	for _, s := range steps {
+		args := map[string]any{"pid": pid}
+		for k, v := range s.invoke {
+			args[k] = v
+		}
+		var r struct{ Invoked bool }
+		if env := call("invoke", args, &r); !env.OK() || !r.Invoked {
+			t.Fatalf("%s: %+v", s.name, env.Err())
+		}
+		vargs := map[string]any{"pid": pid}
+		for k, v := range s.verify {
+			vargs[k] = v
+		}
+		var f struct {
+			Found   bool
+			Element struct {
+				ToggleState string `json:"toggleState"`
+				IsSelected  *bool  `json:"isSelected"`
+			}
+		}
+		call("find", vargs, &f)
+		if !f.Found || (f.Element.ToggleState != "on" && (f.Element.IsSelected == nil || !*f.Element.IsSelected)) {
+			t.Errorf("%s: not selected afterwards: %+v", s.name, f)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/session"
@@ -104,7 +105,8 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 	d.Sessions = session.NewStore(session.Options{Root: dir})
 	cat := catalog.New()
-	tools.Register(cat, &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log})
+	tools.Register(cat, &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,
+		Gate: inputgate.New(), StartProcess: d.StartProcess})
 	d.Dispatcher = dispatch.New(cat, d.Sessions, log)
 
 	for _, argv := range cfg.Launch {
@@ -135,27 +137,50 @@ func (d *Daemon) MCPServer() *mcp.Server {
 // Env is the environment for programs run inside the desktop.
 func (d *Daemon) Env() []string { return d.env }
 
-// launch starts an operator-requested program in its own process group; Close stops it by PID.
+// launch starts an operator-requested program (--launch) inside the desktop.
 func (d *Daemon) launch(argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("launch: empty command")
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = d.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
+	if _, err := d.startProcess(exec.Command(argv[0], argv[1:]...), true); err != nil {
 		return fmt.Errorf("launch %s: %w", argv[0], err)
 	}
-	d.log.Info("launched", "program", argv[0], "pid", cmd.Process.Pid)
+	return nil
+}
+
+// StartProcess starts cmd inside the desktop: with the desktop's environment (unless cmd.Env is
+// set) and in a process group of its own. Programs started in a private desktop belong to it and
+// are stopped by PID at Close; on an attached desktop they are the user's and outlive mcec. The
+// channel yields the exit status once the process has been reaped.
+func (d *Daemon) StartProcess(cmd *exec.Cmd) (<-chan error, error) {
+	return d.startProcess(cmd, d.Private != nil)
+}
+
+// startProcess starts cmd; owned processes are stopped at Close.
+func (d *Daemon) startProcess(cmd *exec.Cmd, owned bool) (<-chan error, error) {
+	if cmd.Env == nil {
+		cmd.Env = d.env
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if owned {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	d.log.Info("started", "program", cmd.Path, "pid", cmd.Process.Pid)
 	p := &launchedProc{pid: cmd.Process.Pid, done: make(chan struct{})}
+	exited := make(chan error, 1)
 	go func() {
-		_ = cmd.Wait()
+		exited <- cmd.Wait()
 		close(p.done)
 	}()
-	d.mu.Lock()
-	d.launched = append(d.launched, p)
-	d.mu.Unlock()
-	return nil
+	if owned {
+		d.mu.Lock()
+		d.launched = append(d.launched, p)
+		d.mu.Unlock()
+	}
+	return exited, nil
 }
 
 // Close stops launched programs by PID, closes the backend and stops the private desktop.

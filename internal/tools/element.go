@@ -1,6 +1,17 @@
 package tools
 
-import "github.com/mcec/mcec/internal/platform"
+import (
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// elementSchemas stands in for Element in result schemas: it is recursive (children), which
+// schema inference cannot express.
+var elementSchemas = map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[Element](): {Type: "object",
+	Description: "element: ref, controlType, role, name, bounds, state flags, children"}}
 
 // Element is the node JSON of query (and later find): identity, bounds in absolute screen
 // pixels, the state flags agents branch on, and children.

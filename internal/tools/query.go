@@ -2,10 +2,7 @@ package tools
 
 import (
 	"context"
-	"reflect"
 	"slices"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
@@ -47,10 +44,9 @@ func queryTool(env *Env) *catalog.Tool {
 		Description: "Return the accessibility tree of the target window's application frame: every node with ref, " +
 			"controlType, role, name, absolute bounds, state flags and children. Bounded by maxDepth (6) and " +
 			"maxNodes (1000); a clipped tree says truncated and warns tree-truncated. Prefer it to capture.",
-		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
-		Result:      queryResult{},
-		ResultTypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[Element](): {Type: "object",
-			Description: "element: ref, controlType, role, name, bounds, state flags, children"}},
+		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Result:            queryResult{},
+		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeNoAccessibleTree, contract.CodeAppNotResponding,
 			contract.CodeTargetElevated, contract.CodeAtspiUnavailable}),
 		Warnings: []contract.Code{contract.WarnTreeTruncated, contract.WarnSecretMasked},

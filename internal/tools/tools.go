@@ -4,8 +4,10 @@ package tools
 
 import (
 	"log/slog"
+	"os/exec"
 
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/session"
 )
@@ -15,6 +17,11 @@ type Env struct {
 	Desktop  platform.Desktop
 	Sessions *session.Store
 	Log      *slog.Logger
+	// Gate serializes input synthesis (click, drag, focus, window, raw input commands).
+	Gate *inputgate.Gate
+	// StartProcess starts a program inside the desktop (its environment, its lifetime rules) and
+	// returns a channel that yields its exit status once reaped.
+	StartProcess func(cmd *exec.Cmd) (<-chan error, error)
 }
 
 // Register adds every tool to c, in the order tools/list shows them.
@@ -22,8 +29,17 @@ func Register(c *catalog.Catalog, env *Env) {
 	for _, t := range []*catalog.Tool{
 		windowsTool(env),
 		queryTool(env),
+		findTool(env),
+		waitForTool(env),
 		captureTool(env),
 		displaysTool(env),
+		invokeTool(env),
+		clickTool(env),
+		dragTool(env),
+		focusTool(env),
+		windowTool(env),
+		launchTool(env),
+		clipboardTool(env),
 		sessionStartTool(env),
 		sessionStatusTool(env),
 		sessionEndTool(env),

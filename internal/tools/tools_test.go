@@ -15,6 +15,8 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/agentguide"
+	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/testdesk"
 	"github.com/mcec/mcec/internal/tools"
@@ -61,6 +63,28 @@ func (h *harness) call(tool string, args any) contract.Envelope {
 	return contracttest.Check(h.t, contracttest.CheckEnvelope(h.t, out.Envelope))
 }
 
+// callAsync runs one tool on another goroutine and delivers its raw envelope; the test
+// goroutine validates it with check (t.Fatal must not run off the test goroutine).
+func (h *harness) callAsync(tool string, args any) <-chan []byte {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out := make(chan []byte, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		o, err := h.d.Dispatcher.Call(ctx, tool, raw)
+		if err != nil {
+			out <- []byte(err.Error())
+			return
+		}
+		b, _ := json.Marshal(o.Envelope)
+		out <- b
+	}()
+	return out
+}
+
 // ok calls a tool that must succeed and decodes its result.
 func (h *harness) ok(tool string, args any, result any) contract.Envelope {
 	h.t.Helper()
@@ -99,6 +123,10 @@ type node struct {
 	Width       *int    `json:"width"`
 	Height      *int    `json:"height"`
 	IsOffscreen bool    `json:"isOffscreen"`
+	IsEnabled   bool    `json:"isEnabled"`
+	Value       *string `json:"value"`
+	ToggleState string  `json:"toggleState"`
+	IsSelected  *bool   `json:"isSelected"`
 	Children    []*node `json:"children"`
 }
 
@@ -425,5 +453,22 @@ func TestReference(t *testing.T) {
 	want, err := os.ReadFile(path)
 	if err != nil || string(want) != got {
 		t.Fatalf("docs/tools.md is out of date (%v); run: go test ./internal/tools -run TestReference -update", err)
+	}
+}
+
+// TestGuidanceCoversEveryCode fails when a tool can produce a code the agent guidance does not
+// explain.
+func TestGuidanceCoversEveryCode(t *testing.T) {
+	cat := catalog.New()
+	tools.Register(cat, &tools.Env{})
+	for _, tool := range cat.Tools() {
+		for _, code := range append(append([]contract.Code{}, tool.Errors...), tool.Warnings...) {
+			if !strings.Contains(agentguide.Text, "`"+string(code)+"`") {
+				t.Errorf("%s can produce %s, which AgentInstructions.md does not explain", tool.Name, code)
+			}
+		}
+	}
+	if !strings.Contains(agentguide.Text, "`selector-matched-N`") {
+		t.Error("the guidance does not explain selector-matched-N")
 	}
 }

@@ -2,42 +2,123 @@ package tools
 
 import (
 	"context"
+	"slices"
+	"strings"
+	"time"
 
+	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/platform"
 )
+
+var windowConditions = []string{"appears", "disappears", "foreground"}
 
 type windowsArgs struct {
 	Window    string `json:"window,omitempty" jsonschema:"Only windows whose title contains this, case-insensitive."`
 	Process   string `json:"process,omitempty" jsonschema:"Only windows of this process name, case-insensitive."`
 	PID       int    `json:"pid,omitempty" jsonschema:"Only windows of this process id."`
 	ClassName string `json:"className,omitempty" jsonschema:"Only windows of this WM_CLASS class, case-insensitive."`
+	Condition string `json:"condition,omitempty" jsonschema:"Wait until a matching window appears (default with timeout), disappears, or is in the foreground."`
+	Timeout   int    `json:"timeout,omitempty" jsonschema:"Milliseconds to wait for the condition (0: list once). Needs a filter."`
 }
 
 type windowsResult struct {
-	Count   int          `json:"count"`
-	Windows []WindowInfo `json:"windows"`
+	Condition string       `json:"condition,omitempty"`
+	Satisfied *bool        `json:"satisfied,omitempty"`
+	Count     int          `json:"count"`
+	Windows   []WindowInfo `json:"windows"`
+	// WaitedFor is the milliseconds a wait took; with LastObservedWindows (every window seen at the
+	// last check) it is present when the wait timed out.
+	WaitedFor           *int64        `json:"waitedFor,omitempty"`
+	LastObservedWindows *[]WindowInfo `json:"lastObservedWindows,omitempty"`
+	Waited              *WaitStats    `json:"waited,omitempty"`
 }
 
 func windowsTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[windowsArgs]{
 		Name:  "windows",
-		Title: "List windows",
-		Description: "List top-level windows (bottom to top) with handle, title, className, processName, " +
-			"processId, bounds and state. Optional filters narrow the list. Cheap: call it first.",
+		Title: "List or wait for windows",
+		Description: "List top-level windows (bottom to top) with handle, title, className, processName, processId, " +
+			"bounds and state; filters narrow the list. With condition/timeout and a filter, waits (woken by window " +
+			"events) until a matching window appears, disappears or is in the foreground; a timed-out wait is still " +
+			"ok, with satisfied:false and lastObservedWindows.",
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Result:      windowsResult{},
+		Errors:      []contract.Code{contract.CodeWindowsNoCriteria, contract.CodeUnknownCondition, contract.CodeBadArguments},
 		Run: func(ctx context.Context, call *catalog.Call, in *windowsArgs) (*catalog.Response, error) {
-			ws, err := env.Desktop.Windows(ctx)
-			if err != nil {
-				return nil, platformError(err)
-			}
 			filter := WindowTarget{Window: in.Window, Process: in.Process, PID: in.PID, ClassName: in.ClassName}
-			res := windowsResult{Windows: []WindowInfo{}}
-			for _, w := range filter.filter(ws) {
-				res.Windows = append(res.Windows, windowInfo(w))
+			if in.Condition == "" && in.Timeout == 0 {
+				ws, err := env.Desktop.Windows(ctx)
+				if err != nil {
+					return nil, platformError(err)
+				}
+				res := windowsResult{Windows: infos(filter.filter(ws))}
+				res.Count = len(res.Windows)
+				return &catalog.Response{Result: res, Observation: observation("windows", res)}, nil
 			}
-			res.Count = len(res.Windows)
-			return &catalog.Response{Result: res, Observation: observation("windows", res)}, nil
+			return waitWindows(ctx, env, in, filter)
 		},
 	})
+}
+
+func waitWindows(ctx context.Context, env *Env, in *windowsArgs, filter WindowTarget) (*catalog.Response, error) {
+	cond := in.Condition
+	if cond == "" {
+		cond = "appears"
+	}
+	if !slices.Contains(windowConditions, cond) {
+		return nil, contract.Errorf(contract.CodeUnknownCondition, "condition %q is not one of %s", in.Condition, strings.Join(windowConditions, ", "))
+	}
+	if filter.empty() {
+		return nil, contract.Errorf(contract.CodeWindowsNoCriteria, "a windows wait needs a filter: window, process, pid or className")
+	}
+	if in.Timeout < 0 || time.Duration(in.Timeout)*time.Millisecond > maxWait {
+		return nil, contract.Errorf(contract.CodeBadArguments, "timeout must be 0 to %d ms, got %d", maxWait.Milliseconds(), in.Timeout)
+	}
+	var all, matched []platform.Window
+	check := func(ctx context.Context) (bool, int, error) {
+		ws, err := env.Desktop.Windows(ctx)
+		if err != nil {
+			return false, 0, platformError(err)
+		}
+		all, matched = ws, filter.filter(ws)
+		switch cond {
+		case "disappears":
+			return len(matched) == 0, 0, nil
+		case "foreground":
+			return slices.ContainsFunc(matched, func(w platform.Window) bool { return w.Focused }), 0, nil
+		default:
+			return len(matched) > 0, 0, nil
+		}
+	}
+	var (
+		ok    bool
+		stats WaitStats
+		err   error
+	)
+	if in.Timeout == 0 {
+		ok, _, err = check(ctx)
+		stats.Checks = 1
+	} else {
+		ok, stats, err = waitFor(ctx, env.Desktop, time.Duration(in.Timeout)*time.Millisecond, check)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := windowsResult{Condition: cond, Satisfied: &ok, Windows: infos(matched), Waited: &stats}
+	res.Count = len(res.Windows)
+	if !ok {
+		res.WaitedFor = &stats.WaitedMs
+		seen := infos(all)
+		res.LastObservedWindows = &seen
+	}
+	return &catalog.Response{Result: res, Observation: observation("windows", res)}, nil
+}
+
+func infos(ws []platform.Window) []WindowInfo {
+	out := make([]WindowInfo, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, windowInfo(w))
+	}
+	return out
 }

@@ -1,0 +1,96 @@
+package tools
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+)
+
+type findArgs struct {
+	WindowTarget
+	Element *ElementSelector `json:"element,omitempty" jsonschema:"The element to find inside the target window (a ref needs no window)."`
+	Timeout int              `json:"timeout,omitempty" jsonschema:"Milliseconds to keep looking (default 0: one attempt). A miss is still ok, with found false."`
+}
+
+type findResult struct {
+	Found   bool        `json:"found"`
+	Element *Element    `json:"element,omitempty"`
+	Window  *WindowInfo `json:"window,omitempty"`
+	// Waited is present when a timeout was given.
+	Waited *WaitStats `json:"waited,omitempty"`
+}
+
+// maxWait bounds every wait so one call cannot hold a connection for ever.
+const maxWait = 10 * time.Minute
+
+func findTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[findArgs]{
+		Name:  "find",
+		Title: "Find an element",
+		Description: "Find one element in the target window by selector ({by, value} or {name, nameContains, role, " +
+			"automationId, text, ref, index}). A miss is ok with found:false; several matches fail selector-matched-N " +
+			"listing candidates. With timeout, keeps looking (woken by accessibility events) until it appears.",
+		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Result:            findResult{},
+		ResultTypeSchemas: elementSchemas,
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementStale, contract.CodeElementNotFound,
+			contract.CodeNoAccessibleTree, contract.CodeAppNotResponding}),
+		Warnings: []contract.Code{contract.WarnTreeTruncated},
+		Run: func(ctx context.Context, call *catalog.Call, in *findArgs) (*catalog.Response, error) {
+			if err := in.Element.check(); err != nil {
+				return nil, err
+			}
+			if in.Timeout < 0 || time.Duration(in.Timeout)*time.Millisecond > maxWait {
+				return nil, contract.Errorf(contract.CodeBadArguments, "timeout must be 0 to %d ms, got %d", maxWait.Milliseconds(), in.Timeout)
+			}
+			var (
+				last located
+				res  findResult
+			)
+			attempt := func(ctx context.Context) (bool, int, error) {
+				l, err := locate(ctx, env.Desktop, in.WindowTarget, in.Element)
+				if err != nil {
+					return false, l.window.ProcessID, err
+				}
+				last = l
+				return l.node != nil, l.window.ProcessID, nil
+			}
+			if in.Timeout == 0 {
+				if _, _, err := attempt(ctx); err != nil {
+					return nil, err
+				}
+			} else {
+				_, stats, err := waitFor(ctx, env.Desktop, time.Duration(in.Timeout)*time.Millisecond, attempt)
+				res.Waited = &stats
+				if err != nil { // a window that never appeared, an app that never answered
+					return nil, err
+				}
+			}
+			return findResponse(call, res, last), nil
+		},
+	})
+}
+
+// findResponse builds find's (and wait-for's) result from the last attempt.
+func findResponse(call *catalog.Call, res findResult, l located) *catalog.Response {
+	if l.window.Handle != 0 {
+		w := windowInfo(l.window)
+		res.Window = &w
+		call.Session.SetTarget(w)
+	}
+	resp := &catalog.Response{}
+	if l.node != nil {
+		res.Found = true
+		res.Element = element(l.node)
+		resp.Observation = observation("element", res)
+	}
+	if l.truncated {
+		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnTreeTruncated,
+			"the search stopped after %d nodes; target a smaller window", searchLimits.MaxNodes))
+	}
+	resp.Result = res
+	return resp
+}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+var invokeActions = []platform.ElementAction{platform.ActInvoke, platform.ActToggle, platform.ActSetValue,
+	platform.ActSetFocus, platform.ActExpand, platform.ActCollapse, platform.ActSelect}
+
+type invokeArgs struct {
+	WindowTarget
+	Element *ElementSelector `json:"element,omitempty" jsonschema:"The element to act on (a ref needs no window)."`
+	Action  string           `json:"action,omitempty" jsonschema:"invoke (default), toggle, setvalue, setfocus, expand, collapse or select."`
+	Text    *string          `json:"text,omitempty" jsonschema:"With setvalue: the text, or the number for sliders and spin buttons."`
+}
+
+type invokeResult struct {
+	Invoked bool   `json:"invoked"`
+	Action  string `json:"action"`
+	// Element is re-read after the action (omitted while a modal dialog blocks the app).
+	Element *Element    `json:"element,omitempty"`
+	Window  *WindowInfo `json:"window,omitempty"`
+	// ModalPending: the app entered a modal loop (a dialog opened); the action is still running.
+	ModalPending bool `json:"modalPending,omitempty"`
+}
+
+func invokeTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[invokeArgs]{
+		Name:  "invoke",
+		Title: "Act on an element",
+		Description: "Perform a semantic action on an element through the accessibility API, without moving the mouse: " +
+			"invoke (click/press/activate), toggle, setvalue (text), setfocus, expand, collapse, select (tabs, list " +
+			"items, combo entries). Does not wait for the element. When the action opens a modal dialog, returns at " +
+			"once with modalPending:true; find and dismiss the dialog next.",
+		Annotations:       catalog.Annotations{Destructive: true, OpenWorld: true},
+		Result:            invokeResult{},
+		ResultTypeSchemas: elementSchemas,
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeElementNotFound,
+			contract.CodePatternUnsupported, contract.CodeElementStale, contract.CodeFocusNotSet, contract.CodeInvokeFaulted,
+			contract.CodeAppNotResponding, contract.CodeTargetElevated}),
+		Run: func(ctx context.Context, call *catalog.Call, in *invokeArgs) (*catalog.Response, error) {
+			action := platform.ElementAction(in.Action)
+			if action == "" {
+				action = platform.ActInvoke
+			}
+			if !slices.Contains(invokeActions, action) {
+				var names []string
+				for _, a := range invokeActions {
+					names = append(names, string(a))
+				}
+				return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not one of %s", in.Action, strings.Join(names, ", "))
+			}
+			if action == platform.ActSetValue && in.Text == nil {
+				return nil, contract.Errorf(contract.CodeBadArguments, "action setvalue needs text")
+			}
+			if err := in.Element.check(); err != nil {
+				return nil, err
+			}
+			l, err := locate(ctx, env.Desktop, in.WindowTarget, in.Element)
+			if err != nil {
+				return nil, err
+			}
+			if l.node == nil {
+				return nil, contract.Errorf(contract.CodeElementNotFound, "%s; invoke does not wait: use wait-for first", l.describeMiss(in.Element))
+			}
+			if err := checkOwner(l.window.ProcessID); err != nil {
+				return nil, err
+			}
+			text := ""
+			if in.Text != nil {
+				text = *in.Text
+			}
+			res := invokeResult{Action: string(action)}
+			if l.window.Handle != 0 {
+				w := windowInfo(l.window)
+				res.Window = &w
+				call.Session.SetTarget(w)
+			}
+			out, err := env.Desktop.Act(ctx, l.node.Ref, action, text)
+			if err != nil {
+				return nil, actionError(err, action, l.node)
+			}
+			res.Invoked, res.ModalPending = true, out.ModalPending
+			res.Element = element(l.node)
+			if !out.ModalPending {
+				if el, err := env.Desktop.Element(ctx, l.node.Ref); err == nil {
+					res.Element = element(&el.Node)
+				}
+			}
+			return &catalog.Response{Result: res}, nil
+		},
+	})
+}
+
+// actionError maps a failed semantic action onto the contract.
+func actionError(err error, action platform.ElementAction, n *platform.Node) error {
+	switch {
+	case errors.Is(err, platform.ErrUnsupported):
+		return contract.Errorf(contract.CodePatternUnsupported, "%s (%s %q) cannot %s: %v", n.Ref, n.Role, n.Name, action, err)
+	case errors.Is(err, platform.ErrNotFocused):
+		return contract.Errorf(contract.CodeFocusNotSet, "focus did not move to %s (%s %q): %v; click it instead", n.Ref, n.Role, n.Name, err)
+	case errors.Is(err, platform.ErrActionFailed):
+		return contract.Errorf(contract.CodeInvokeFaulted, "%s on %s (%s %q) failed: %v", action, n.Ref, n.Role, n.Name, err)
+	case errors.Is(err, platform.ErrBadValue):
+		return contract.Errorf(contract.CodeBadArguments, "%v", err)
+	}
+	return platformError(err)
+}

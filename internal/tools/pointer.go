@@ -1,0 +1,260 @@
+package tools
+
+import (
+	"context"
+	"slices"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// Spot is a place to click or drag: a pixel (x and y) or an element (the centre of its bounds).
+// A pixel is relative to the target window's client area when a window target is given,
+// absolute otherwise.
+type Spot struct {
+	X *int `json:"x,omitempty" jsonschema:"Pixel x (window-relative with a window target, else absolute). Give x and y, or an element selector."`
+	Y *int `json:"y,omitempty" jsonschema:"Pixel y."`
+	ElementSelector
+}
+
+// isPixel reports whether the spot is a pixel; both coordinates are required then.
+func (s *Spot) isPixel() (bool, error) {
+	if s == nil {
+		return false, contract.Errorf(contract.CodeBadArguments, "a place is required: {x, y} or an element selector")
+	}
+	switch {
+	case s.X != nil && s.Y != nil:
+		return true, nil
+	case s.X != nil || s.Y != nil:
+		return false, contract.Errorf(contract.CodeBadArguments, "give both x and y")
+	}
+	return false, s.ElementSelector.check()
+}
+
+// resolveSpot turns a spot into absolute screen pixels. w is the target window (zero when none).
+func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform.Window, s *Spot, what string) (platform.Point, error) {
+	pixel, err := s.isPixel()
+	if err != nil {
+		return platform.Point{}, err
+	}
+	if pixel {
+		p := platform.Point{X: *s.X, Y: *s.Y}
+		if w.Handle != 0 {
+			p.X += w.Bounds.X
+			p.Y += w.Bounds.Y
+		}
+		return p, nil
+	}
+	l, err := locate(ctx, env.Desktop, target, &s.ElementSelector)
+	if err != nil {
+		return platform.Point{}, err
+	}
+	if l.node == nil {
+		return platform.Point{}, contract.Errorf(contract.CodeElementNotFound, "%s: %s", what, l.describeMiss(&s.ElementSelector))
+	}
+	b := l.node.Bounds
+	if b == nil || b.Empty() || !l.node.States["showing"] {
+		return platform.Point{}, contract.Errorf(contract.CodeElementNotFound,
+			"%s: %s (%s %q) is not showing on screen, so it has no point to click; use invoke", what, l.node.Ref, l.node.Role, l.node.Name)
+	}
+	return platform.Point{X: b.X + b.Width/2, Y: b.Y + b.Height/2}, nil
+}
+
+var buttons = map[string]platform.Button{"left": platform.ButtonLeft, "middle": platform.ButtonMiddle, "right": platform.ButtonRight}
+
+func parseButton(name string) (platform.Button, error) {
+	if name == "" {
+		return platform.ButtonLeft, nil
+	}
+	b, ok := buttons[name]
+	if !ok {
+		return 0, contract.Errorf(contract.CodeBadArguments, "button %q is not left, right or middle", name)
+	}
+	return b, nil
+}
+
+// optionalWindow resolves the target when one is given.
+func optionalWindow(ctx context.Context, env *Env, t WindowTarget) (platform.Window, error) {
+	if t.empty() {
+		return platform.Window{}, nil
+	}
+	w, err := resolveWindow(ctx, env.Desktop, t)
+	if err != nil {
+		return w, err
+	}
+	return w, checkOwner(w.ProcessID)
+}
+
+// raise brings the window to the front before input, so the gesture cannot land on whatever
+// covers it.
+func raise(ctx context.Context, env *Env, w platform.Window) error {
+	if w.Handle == 0 || w.Focused {
+		return nil
+	}
+	if err := env.Desktop.WindowOp(ctx, w.Handle, platform.WindowOp{Kind: platform.OpActivate}); err != nil {
+		return windowOpError(err, w)
+	}
+	return nil
+}
+
+type clickArgs struct {
+	WindowTarget
+	At     *Spot  `json:"at,omitempty" jsonschema:"Where to click: {x, y} or an element selector."`
+	Button string `json:"button,omitempty" jsonschema:"left (default), right or middle."`
+	Count  int    `json:"count,omitempty" jsonschema:"1 (default) or 2 for a double click."`
+}
+
+type clickResult struct {
+	Clicked bool        `json:"clicked"`
+	At      [2]int      `json:"at"`
+	Button  string      `json:"button"`
+	Count   int         `json:"count"`
+	Window  *WindowInfo `json:"window,omitempty"`
+}
+
+func clickTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[clickArgs]{
+		Name:  "click",
+		Title: "Click",
+		Description: "Click with real input (XTEST) at an element's centre or a pixel (window-relative with a window " +
+			"target, absolute otherwise). The target window is raised first. Prefer invoke when the element supports it.",
+		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
+		Result:      clickResult{},
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeElementStale,
+			contract.CodeForegroundNotSet, contract.CodeTargetElevated}),
+		Run: func(ctx context.Context, call *catalog.Call, in *clickArgs) (*catalog.Response, error) {
+			button, err := parseButton(in.Button)
+			if err != nil {
+				return nil, err
+			}
+			count := in.Count
+			if count == 0 {
+				count = 1
+			}
+			if count != 1 && count != 2 {
+				return nil, contract.Errorf(contract.CodeBadArguments, "count must be 1 or 2, got %d", in.Count)
+			}
+			w, err := optionalWindow(ctx, env, in.WindowTarget)
+			if err != nil {
+				return nil, err
+			}
+			p, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.At, "at")
+			if err != nil {
+				return nil, err
+			}
+			release, err := env.Gate.Hold(ctx)
+			if err != nil {
+				return nil, platformError(err)
+			}
+			defer release()
+			if err := raise(ctx, env, w); err != nil {
+				return nil, err
+			}
+			if err := env.Desktop.Input().Click(ctx, p, button, count); err != nil {
+				return nil, platformError(err)
+			}
+			res := clickResult{Clicked: true, At: [2]int{p.X, p.Y}, Button: buttonName(button), Count: count}
+			if w.Handle != 0 {
+				info := windowInfo(w)
+				res.Window = &info
+				call.Session.SetTarget(info)
+			}
+			return &catalog.Response{Result: res}, nil
+		},
+	})
+}
+
+func buttonName(b platform.Button) string {
+	for name, v := range buttons {
+		if v == b {
+			return name
+		}
+	}
+	return "left"
+}
+
+type dragArgs struct {
+	WindowTarget
+	From   *Spot      `json:"from,omitempty" jsonschema:"Where the drag starts: {x, y} or an element selector."`
+	To     *Spot      `json:"to,omitempty" jsonschema:"Where it ends: {x, y} or an element selector."`
+	Path   []pointArg `json:"path,omitempty" jsonschema:"Waypoints between from and to (window-relative with a window target)."`
+	Button string     `json:"button,omitempty" jsonschema:"left (default), right or middle."`
+}
+
+type pointArg struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+type dragResult struct {
+	Dragged bool        `json:"dragged"`
+	From    [2]int      `json:"from"`
+	To      [2]int      `json:"to"`
+	Points  int         `json:"points"`
+	Window  *WindowInfo `json:"window,omitempty"`
+}
+
+// maxDragPoints bounds the waypoints of one drag.
+const maxDragPoints = 1000
+
+func dragTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[dragArgs]{
+		Name:  "drag",
+		Title: "Drag",
+		Description: "Press at from, move through path, release at to, as one atomic gesture with real input (XTEST); " +
+			"the button is released even when the drag fails. Endpoints are pixels or elements, like click.",
+		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
+		Result:      dragResult{},
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeForegroundNotSet,
+			contract.CodeTargetElevated}),
+		Run: func(ctx context.Context, call *catalog.Call, in *dragArgs) (*catalog.Response, error) {
+			button, err := parseButton(in.Button)
+			if err != nil {
+				return nil, err
+			}
+			if len(in.Path) > maxDragPoints {
+				return nil, contract.Errorf(contract.CodeBadArguments, "path has %d points; at most %d", len(in.Path), maxDragPoints)
+			}
+			w, err := optionalWindow(ctx, env, in.WindowTarget)
+			if err != nil {
+				return nil, err
+			}
+			from, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.From, "from")
+			if err != nil {
+				return nil, err
+			}
+			to, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.To, "to")
+			if err != nil {
+				return nil, err
+			}
+			path := []platform.Point{from}
+			for _, p := range in.Path {
+				pt := platform.Point{X: p.X, Y: p.Y}
+				if w.Handle != 0 {
+					pt.X += w.Bounds.X
+					pt.Y += w.Bounds.Y
+				}
+				path = append(path, pt)
+			}
+			path = append(path, to)
+			release, err := env.Gate.Hold(ctx)
+			if err != nil {
+				return nil, platformError(err)
+			}
+			defer release()
+			if err := raise(ctx, env, w); err != nil {
+				return nil, err
+			}
+			if err := env.Desktop.Input().Drag(ctx, path, button); err != nil {
+				return nil, platformError(err)
+			}
+			res := dragResult{Dragged: true, From: [2]int{from.X, from.Y}, To: [2]int{to.X, to.Y}, Points: len(path)}
+			if w.Handle != 0 {
+				info := windowInfo(w)
+				res.Window = &info
+			}
+			return &catalog.Response{Result: res}, nil
+		},
+	})
+}

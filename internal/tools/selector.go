@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// ElementSelector names a control inside a target window. Two forms, which may be combined (all
+// given fields must match): the reference's {by, value} pair, and the richer field set.
+type ElementSelector struct {
+	By           string `json:"by,omitempty" jsonschema:"With value: what to match exactly: name, automationId, className or role."`
+	Value        string `json:"value,omitempty" jsonschema:"With by: the exact (case-sensitive) value."`
+	Name         string `json:"name,omitempty" jsonschema:"Exact accessible name (case-sensitive)."`
+	NameContains string `json:"nameContains,omitempty" jsonschema:"Substring of the accessible name, case-insensitive."`
+	Role         string `json:"role,omitempty" jsonschema:"Raw AT-SPI role (e.g. 'push button') or controlType (e.g. 'Button'), case-insensitive."`
+	AutomationID string `json:"automationId,omitempty" jsonschema:"Exact automation id (AT-SPI AccessibleId; GTK3 apps rarely set it)."`
+	Text         string `json:"text,omitempty" jsonschema:"Exact text or value of the element."`
+	Ref          string `json:"ref,omitempty" jsonschema:"A ref from query or find: targets that live object directly, without searching."`
+	Index        *int   `json:"index,omitempty" jsonschema:"0-based pick among several matches, in tree order (breadth-first)."`
+}
+
+// selectorBys are the values by accepts.
+var selectorBys = []string{"name", "automationId", "className", "role"}
+
+// check validates the selector's shape: bad-arguments naming the field at fault.
+func (s *ElementSelector) check() error {
+	switch {
+	case s == nil:
+		return contract.Errorf(contract.CodeBadArguments, "an element selector is required: give element {name | nameContains | role | automationId | text | ref | by+value}")
+	case s.By != "" && s.Value == "":
+		return contract.Errorf(contract.CodeBadArguments, "element.by %q needs element.value", s.By)
+	case s.By == "" && s.Value != "":
+		return contract.Errorf(contract.CodeBadArguments, "element.value needs element.by (one of %s)", strings.Join(selectorBys, ", "))
+	case s.Index != nil && *s.Index < 0:
+		return contract.Errorf(contract.CodeBadArguments, "element.index must be 0 or more, got %d", *s.Index)
+	}
+	if s.By != "" {
+		known := false
+		for _, b := range selectorBys {
+			known = known || b == s.By
+		}
+		if !known {
+			return contract.Errorf(contract.CodeBadArguments, "element.by %q is not one of %s", s.By, strings.Join(selectorBys, ", "))
+		}
+	}
+	if s.By == "" && s.Name == "" && s.NameContains == "" && s.Role == "" && s.AutomationID == "" && s.Text == "" && s.Ref == "" {
+		return contract.Errorf(contract.CodeBadArguments, "element selector is empty: give name, nameContains, role, automationId, text, ref or by+value")
+	}
+	return nil
+}
+
+// matches reports whether n satisfies every field (ref and index aside, which the caller applies).
+func (s *ElementSelector) matches(n *platform.Node) bool {
+	switch s.By {
+	case "name":
+		if n.Name != s.Value {
+			return false
+		}
+	case "automationId":
+		if n.AutomationID != s.Value {
+			return false
+		}
+	case "className":
+		return false // AT-SPI exposes no widget class names; see docs/tools.md
+	case "role":
+		if n.Role != s.Value && n.ControlType != s.Value {
+			return false
+		}
+	}
+	if s.Name != "" && n.Name != s.Name {
+		return false
+	}
+	if s.NameContains != "" && !strings.Contains(strings.ToLower(n.Name), strings.ToLower(s.NameContains)) {
+		return false
+	}
+	if s.Role != "" && !strings.EqualFold(n.Role, s.Role) && !strings.EqualFold(n.ControlType, s.Role) {
+		return false
+	}
+	if s.AutomationID != "" && n.AutomationID != s.AutomationID {
+		return false
+	}
+	if s.Text != "" && (n.Value == nil || *n.Value != s.Text) {
+		return false
+	}
+	return true
+}
+
+// String describes the selector for details.
+func (s *ElementSelector) String() string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			parts = append(parts, fmt.Sprintf("%s=%q", k, v))
+		}
+	}
+	add("by", s.By)
+	add("value", s.Value)
+	add("name", s.Name)
+	add("nameContains", s.NameContains)
+	add("role", s.Role)
+	add("automationId", s.AutomationID)
+	add("text", s.Text)
+	add("ref", s.Ref)
+	if s.Index != nil {
+		parts = append(parts, fmt.Sprintf("index=%d", *s.Index))
+	}
+	return "element{" + strings.Join(parts, " ") + "}"
+}
+
+// search returns the nodes under root that match, breadth-first (the order index counts in).
+func (s *ElementSelector) search(root *platform.Node) []*platform.Node {
+	var out []*platform.Node
+	queue := []*platform.Node{root}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if s.matches(n) {
+			out = append(out, n)
+		}
+		queue = append(queue, n.Children...)
+	}
+	return out
+}
+
+// pick applies index to the matches: exactly one, or none, or ambiguous-selector listing the
+// first candidates with their refs and bounds so the agent can narrow.
+func (s *ElementSelector) pick(matches []*platform.Node) (*platform.Node, error) {
+	if s.Index != nil {
+		if *s.Index < len(matches) {
+			return matches[*s.Index], nil
+		}
+		return nil, nil
+	}
+	switch len(matches) {
+	case 0:
+		return nil, nil
+	case 1:
+		return matches[0], nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s matched %d elements; add index (0-%d) or narrow with role, ref or text:", s, len(matches), len(matches)-1)
+	for i, n := range matches {
+		if i == maxCandidates {
+			fmt.Fprintf(&b, " …and %d more", len(matches)-maxCandidates)
+			break
+		}
+		fmt.Fprintf(&b, " [%d ref=%s role=%q", i, n.Ref, n.Role)
+		if n.Bounds != nil {
+			fmt.Fprintf(&b, " at %d,%d %dx%d", n.Bounds.X, n.Bounds.Y, n.Bounds.Width, n.Bounds.Height)
+		}
+		b.WriteString("]")
+	}
+	return nil, contract.Errorf(contract.SelectorMatched(len(matches)), "%s", b.String())
+}

@@ -1,0 +1,113 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// pollFallback is how often a wait re-checks when no event woke it: events are the fast path,
+// polling only covers changes a toolkit does not announce.
+const pollFallback = 250 * time.Millisecond
+
+// WaitStats tells how a wait went; eventWakeups shows the event path at work.
+type WaitStats struct {
+	WaitedMs     int64 `json:"waitedMs"`
+	Checks       int   `json:"checks"`
+	EventWakeups int   `json:"eventWakeups"`
+}
+
+// checkFunc is one attempt: done when the condition holds; pid is the process whose
+// accessibility events should wake the next attempt (0 while unknown).
+type checkFunc func(ctx context.Context) (done bool, pid int, err error)
+
+// waitFor runs check until it holds or timeout passes, re-checking on window events and on the
+// accessibility events of the process check names, and polling as a fallback. Transient
+// failures (the window not there yet, an app not answering) keep the wait going; the last one is
+// returned with a timeout so the caller can say what it saw. Other errors end the wait at once.
+func waitFor(ctx context.Context, d platform.Desktop, timeout time.Duration, check checkFunc) (ok bool, stats WaitStats, err error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	defer func() { stats.WaitedMs = time.Since(start).Milliseconds() }()
+
+	windowEvents, err := d.WatchWindows(ctx)
+	if err != nil {
+		windowEvents = nil // polling still works
+	}
+	var (
+		tree    treeWatch
+		lastErr error
+	)
+	defer tree.stop()
+	poll := time.NewTicker(pollFallback)
+	defer poll.Stop()
+	for {
+		stats.Checks++
+		done, pid, err := check(ctx)
+		if err != nil && ctx.Err() != nil {
+			return false, stats, lastErr // the wait's own deadline cut this attempt short
+		}
+		if err != nil && !transient(err) {
+			return false, stats, err
+		}
+		lastErr = err
+		if done {
+			return true, stats, nil
+		}
+		tree.follow(ctx, d, pid)
+		select {
+		case <-ctx.Done():
+			return false, stats, lastErr
+		case <-windowEvents:
+			stats.EventWakeups++
+		case <-tree.events:
+			stats.EventWakeups++
+		case <-poll.C:
+		}
+	}
+}
+
+// treeWatch follows the accessibility events of the process a wait is about, which can change
+// (a window that appears, a ref's owner).
+type treeWatch struct {
+	pid    int
+	events <-chan struct{}
+	cancel context.CancelFunc
+}
+
+func (tw *treeWatch) follow(ctx context.Context, d platform.Desktop, pid int) {
+	if pid <= 0 || pid == tw.pid {
+		return
+	}
+	tw.stop()
+	wctx, cancel := context.WithCancel(ctx)
+	events, err := d.WatchTree(wctx, pid)
+	if err != nil {
+		cancel()
+		return // polling covers it
+	}
+	tw.pid, tw.events, tw.cancel = pid, events, cancel
+}
+
+func (tw *treeWatch) stop() {
+	if tw.cancel != nil {
+		tw.cancel()
+	}
+}
+
+// transient reports failures a wait outlives: the target not there yet, or not answering.
+func transient(err error) bool {
+	var ce *contract.Error
+	if !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Code {
+	case contract.CodeWindowNotFound, contract.CodeAppNotResponding, contract.CodeNoAccessibleTree:
+		return true
+	}
+	return false
+}

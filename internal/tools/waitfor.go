@@ -1,0 +1,163 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+)
+
+// defaultWaitTimeout is wait-for's timeout when none is given (PRODUCT.md §8).
+const defaultWaitTimeout = 5000
+
+var waitConditions = []string{"appears", "disappears", "enabled", "focused", "value"}
+
+type waitForArgs struct {
+	WindowTarget
+	Element   *ElementSelector `json:"element,omitempty" jsonschema:"The element to wait on inside the target window (a ref needs no window)."`
+	Condition string           `json:"condition,omitempty" jsonschema:"appears (default), disappears, enabled, focused, or value (the element's text/value equals text)."`
+	Text      string           `json:"text,omitempty" jsonschema:"With condition value: the expected text or value."`
+	Timeout   *int             `json:"timeout,omitempty" jsonschema:"Milliseconds to wait (default 5000)."`
+}
+
+type waitForResult struct {
+	findResult
+	Condition string `json:"condition"`
+}
+
+func waitForTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[waitForArgs]{
+		Name:  "wait-for",
+		Title: "Wait for an element condition",
+		Description: "Wait until an element appears (default), disappears, is enabled, is focused, or has a value equal to " +
+			"text. Woken by accessibility and window events, so it returns within milliseconds of the change. The " +
+			"target window may appear during the wait. A miss fails timeout/wait-condition-timeout saying what was last seen.",
+		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Result:            waitForResult{},
+		ResultTypeSchemas: elementSchemas,
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeWaitConditionTimeout, contract.CodeUnknownCondition,
+			contract.CodeElementNotFound, contract.CodeAppNotResponding}),
+		Warnings: []contract.Code{contract.WarnTreeTruncated},
+		Run: func(ctx context.Context, call *catalog.Call, in *waitForArgs) (*catalog.Response, error) {
+			cond := in.Condition
+			if cond == "" {
+				cond = "appears"
+			}
+			if !slices.Contains(waitConditions, cond) {
+				return nil, contract.Errorf(contract.CodeUnknownCondition, "condition %q is not one of %s", in.Condition, strings.Join(waitConditions, ", "))
+			}
+			if err := in.Element.check(); err != nil {
+				return nil, err
+			}
+			if cond == "value" && in.Text == "" {
+				return nil, contract.Errorf(contract.CodeBadArguments, "condition value needs text: the expected value")
+			}
+			timeout := defaultWaitTimeout
+			if in.Timeout != nil {
+				timeout = *in.Timeout
+			}
+			if timeout < 0 || time.Duration(timeout)*time.Millisecond > maxWait {
+				return nil, contract.Errorf(contract.CodeBadArguments, "timeout must be 0 to %d ms, got %d", maxWait.Milliseconds(), timeout)
+			}
+
+			var (
+				last    located
+				lastErr error
+			)
+			check := func(ctx context.Context) (bool, int, error) {
+				l, err := locate(ctx, env.Desktop, in.WindowTarget, in.Element)
+				last, lastErr = l, err
+				if cond == "disappears" && isGone(err) {
+					return true, l.window.ProcessID, nil
+				}
+				if err != nil {
+					return false, l.window.ProcessID, err
+				}
+				return holds(cond, in.Text, l), l.window.ProcessID, nil
+			}
+			ok, stats, err := waitFor(ctx, env.Desktop, time.Duration(timeout)*time.Millisecond, check)
+			if ok {
+				resp := findResponse(call, findResult{Waited: &stats}, last)
+				res := resp.Result.(findResult)
+				resp.Result = waitForResult{findResult: res, Condition: cond}
+				return resp, nil
+			}
+			var ce *contract.Error
+			if err != nil && (!transient(err) || (errors.As(err, &ce) && ce.Code == contract.CodeAppNotResponding)) {
+				return nil, err
+			}
+			return nil, contract.Errorf(contract.CodeWaitConditionTimeout, "after %d ms, %s %s: %s",
+				stats.WaitedMs, in.Element, conditionText(cond, in.Text), lastSeen(cond, last, lastErr, in.Element))
+		},
+	})
+}
+
+// holds evaluates a condition on a successful attempt.
+func holds(cond, text string, l located) bool {
+	n := l.node
+	switch cond {
+	case "appears":
+		return n != nil
+	case "disappears":
+		return n == nil
+	case "enabled":
+		return n != nil && (n.States["enabled"] || n.States["sensitive"])
+	case "focused":
+		return n != nil && n.States["focused"]
+	case "value":
+		return n != nil && n.Value != nil && *n.Value == text
+	}
+	return false
+}
+
+// isGone reports errors that mean the element (or its window) no longer exists.
+func isGone(err error) bool {
+	var ce *contract.Error
+	if !errors.As(err, &ce) {
+		return false
+	}
+	return ce.Code == contract.CodeElementStale || ce.Code == contract.CodeWindowClosed || ce.Code == contract.CodeWindowNotFound
+}
+
+func conditionText(cond, text string) string {
+	switch cond {
+	case "appears":
+		return "did not appear"
+	case "disappears":
+		return "did not disappear"
+	case "enabled":
+		return "did not become enabled"
+	case "focused":
+		return "did not get focus"
+	default:
+		return fmt.Sprintf("did not get the value %q", text)
+	}
+}
+
+// lastSeen describes the last attempt, so the agent knows what was there instead.
+func lastSeen(cond string, l located, err error, sel *ElementSelector) string {
+	switch {
+	case err != nil:
+		return "last attempt: " + err.Error()
+	case l.node == nil:
+		return "last seen: " + l.describeMiss(sel)
+	}
+	n := l.node
+	var states []string
+	for s, on := range n.States {
+		if on {
+			states = append(states, s)
+		}
+	}
+	slices.Sort(states)
+	value := "none"
+	if n.Value != nil {
+		value = fmt.Sprintf("%q", *n.Value)
+	}
+	return fmt.Sprintf("last seen: ref=%s role=%q name=%q value=%s states=[%s]", n.Ref, n.Role, n.Name, value, strings.Join(states, " "))
+}

@@ -1,0 +1,126 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// focusSettle is how long focus and window checks wait for the window manager and the app.
+const focusSettle = time.Second
+
+var windowActions = []platform.WindowOpKind{platform.OpMove, platform.OpResize, platform.OpMinimize,
+	platform.OpMaximize, platform.OpRestore, platform.OpActivate}
+
+type windowArgs struct {
+	WindowTarget
+	Action  string `json:"action,omitempty" jsonschema:"move, resize, minimize, maximize, restore or foreground."`
+	X       *int   `json:"x,omitempty" jsonschema:"With move: the client area's new left edge (absolute)."`
+	Y       *int   `json:"y,omitempty" jsonschema:"With move: the client area's new top edge."`
+	Width   *int   `json:"width,omitempty" jsonschema:"With resize: the client area's new width."`
+	Height  *int   `json:"height,omitempty" jsonschema:"With resize: the client area's new height."`
+	Animate bool   `json:"animate,omitempty" jsonschema:"With move or resize: go there in a few visible steps."`
+}
+
+type windowResult struct {
+	Action string     `json:"action"`
+	Window WindowInfo `json:"window"`
+}
+
+// animateSteps is how many intermediate steps an animated move or resize takes.
+const animateSteps = 8
+
+func windowTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[windowArgs]{
+		Name:  "window",
+		Title: "Manage a window",
+		Description: "Move, resize, minimize, maximize, restore or bring a window to the foreground through the window " +
+			"manager, and return the window as it is afterwards.",
+		Annotations: catalog.Annotations{OpenWorld: true},
+		Result:      windowResult{},
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeForegroundNotSet,
+			contract.CodeTargetElevated}),
+		Run: func(ctx context.Context, call *catalog.Call, in *windowArgs) (*catalog.Response, error) {
+			kind := platform.WindowOpKind(in.Action)
+			if !slices.Contains(windowActions, kind) {
+				var names []string
+				for _, a := range windowActions {
+					names = append(names, string(a))
+				}
+				return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not one of %s", in.Action, strings.Join(names, ", "))
+			}
+			op := platform.WindowOp{Kind: kind}
+			switch kind {
+			case platform.OpMove:
+				if in.X == nil || in.Y == nil {
+					return nil, contract.Errorf(contract.CodeBadArguments, "move needs x and y")
+				}
+				op.X, op.Y = *in.X, *in.Y
+			case platform.OpResize:
+				if in.Width == nil || in.Height == nil {
+					return nil, contract.Errorf(contract.CodeBadArguments, "resize needs width and height")
+				}
+				if *in.Width < 1 || *in.Height < 1 || *in.Width > maxRegionSide || *in.Height > maxRegionSide {
+					return nil, contract.Errorf(contract.CodeBadArguments, "width and height must be 1 to %d", maxRegionSide)
+				}
+				op.Width, op.Height = *in.Width, *in.Height
+			}
+			w, err := resolveWindow(ctx, env.Desktop, in.WindowTarget)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkOwner(w.ProcessID); err != nil {
+				return nil, err
+			}
+			release, err := env.Gate.Hold(ctx)
+			if err != nil {
+				return nil, platformError(err)
+			}
+			defer release()
+			for _, step := range steps(w, op, in.Animate) {
+				if err := env.Desktop.WindowOp(ctx, w.Handle, step); err != nil {
+					return nil, windowOpError(err, w)
+				}
+			}
+			if w, err = env.Desktop.Window(ctx, w.Handle); err != nil {
+				return nil, platformError(err)
+			}
+			info := windowInfo(w)
+			call.Session.SetTarget(info)
+			return &catalog.Response{Result: windowResult{Action: string(kind), Window: info}}, nil
+		},
+	})
+}
+
+// steps splits an animated move or resize into intermediate operations ending at op.
+func steps(w platform.Window, op platform.WindowOp, animate bool) []platform.WindowOp {
+	if !animate || (op.Kind != platform.OpMove && op.Kind != platform.OpResize) {
+		return []platform.WindowOp{op}
+	}
+	out := make([]platform.WindowOp, 0, animateSteps)
+	for i := 1; i <= animateSteps; i++ {
+		s := op
+		lerp := func(a, b int) int { return a + (b-a)*i/animateSteps }
+		if op.Kind == platform.OpMove {
+			s.X, s.Y = lerp(w.Bounds.X, op.X), lerp(w.Bounds.Y, op.Y)
+		} else {
+			s.Width, s.Height = lerp(w.Bounds.Width, op.Width), lerp(w.Bounds.Height, op.Height)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// windowOpError maps a failed window operation onto the contract.
+func windowOpError(err error, w platform.Window) error {
+	if errors.Is(err, platform.ErrForeground) {
+		return contract.Errorf(contract.CodeForegroundNotSet, "window %d %q: %v; retry once the window holding the foreground has cleared", w.Handle, w.Title, err)
+	}
+	return platformError(err)
+}
