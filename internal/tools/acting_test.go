@@ -284,6 +284,23 @@ func TestLaunchFocusAndWindow(t *testing.T) {
 		t.Fatalf("launch gtk3-demo: %+v", l)
 	}
 	t.Cleanup(func() { testdesk.Kill(t, l.ProcessID) })
+
+	// gtk3-demo-application is a single-instance GtkApplication: a second launch hands off to
+	// the running one (which opens another window) and exits.
+	type launched struct {
+		ProcessID          int    `json:"processId"`
+		Handle             uint32 `json:"handle"`
+		StartedNewProcess  bool   `json:"startedNewProcess"`
+		AttachedToExisting bool   `json:"attachedToExisting"`
+	}
+	var first, again launched
+	h.ok("launch", map[string]any{"path": "gtk3-demo-application", "timeout": 20000}, &first)
+	t.Cleanup(func() { testdesk.Kill(t, first.ProcessID) })
+	h.ok("launch", map[string]any{"path": "gtk3-demo-application", "timeout": 20000}, &again)
+	if !first.StartedNewProcess || again.StartedNewProcess || !again.AttachedToExisting ||
+		again.ProcessID != first.ProcessID || again.Handle == 0 || again.Handle == first.Handle {
+		t.Errorf("launches of a single-instance app: first %+v, second %+v", first, again)
+	}
 	contracttest.Fail(t, h.call("launch", map[string]any{"path": "/no/such/program"}), contract.InvalidArgument, contract.CodeLaunchPathMissing)
 	contracttest.Fail(t, h.call("launch", map[string]any{"path": "gtk3-demo --help"}), contract.InvalidArgument, contract.CodeLaunchPathMissing)
 

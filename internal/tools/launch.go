@@ -91,13 +91,15 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 	var (
 		found   *platform.Window
 		exitErr error
-		gone    bool
+		goneAt  time.Time
 	)
 	check := func(ctx context.Context) (bool, int, error) {
-		select {
-		case exitErr = <-exited:
-			gone = true
-		default:
+		if goneAt.IsZero() {
+			select {
+			case exitErr = <-exited:
+				goneAt = time.Now()
+			default:
+			}
 		}
 		ws, err := env.Desktop.Windows(ctx)
 		if err != nil {
@@ -107,18 +109,25 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 			found = w
 			return true, pid, nil
 		}
-		if gone { // exited without a window: a single-instance hand-off, or a failure
-			if w := handedOff(before, ws, filepath.Base(path)); w != nil && exitErr == nil {
-				found = w
-				return true, w.ProcessID, nil
-			}
+		if goneAt.IsZero() {
+			return false, pid, nil
+		}
+		// It exited without a window of its own: a single-instance hand-off (exit status 0), whose
+		// running instance usually opens a new window shortly after, or a failure.
+		if exitErr != nil {
 			return true, 0, nil
 		}
-		return false, pid, nil
+		w, fresh := handedOff(before, ws, filepath.Base(path))
+		if w != nil && (fresh || time.Since(goneAt) > handOffGrace) {
+			found = w
+			return true, w.ProcessID, nil
+		}
+		return time.Since(goneAt) > handOffGrace, 0, nil
 	}
 	if _, _, err := waitFor(ctx, env.Desktop, time.Duration(timeout)*time.Millisecond, check); err != nil {
 		return nil, err
 	}
+	gone := !goneAt.IsZero()
 	switch {
 	case found != nil && found.ProcessID != pid && gone:
 		res.StartedNewProcess, res.AttachedToExisting = false, true
@@ -149,9 +158,13 @@ func ownWindow(ws []platform.Window, pid int) *platform.Window {
 	return nil
 }
 
+// handOffGrace is how long launch waits, after a single-instance program handed off and exited,
+// for the running instance to open a new window before settling for an existing one.
+const handOffGrace = time.Second
+
 // handedOff finds the window a single-instance app showed or raised for us: one of a process
-// with the program's name, preferring a window that is new, then the active one.
-func handedOff(before, after []platform.Window, name string) *platform.Window {
+// with the program's name, preferring a window that is new (fresh), then the active one.
+func handedOff(before, after []platform.Window, name string) (w *platform.Window, fresh bool) {
 	var candidates []platform.Window
 	for _, w := range after {
 		if strings.EqualFold(w.ProcessName, name) {
@@ -160,18 +173,18 @@ func handedOff(before, after []platform.Window, name string) *platform.Window {
 	}
 	for i, w := range candidates {
 		if !slices.ContainsFunc(before, func(b platform.Window) bool { return b.Handle == w.Handle }) {
-			return &candidates[i]
+			return &candidates[i], true
 		}
 	}
 	for i, w := range candidates {
 		if w.Focused {
-			return &candidates[i]
+			return &candidates[i], false
 		}
 	}
 	if len(candidates) > 0 {
-		return &candidates[len(candidates)-1]
+		return &candidates[len(candidates)-1], false
 	}
-	return nil
+	return nil, false
 }
 
 // descendsFrom reports whether pid is a descendant of ancestor, following /proc parent links.
