@@ -111,7 +111,7 @@ AT-SPI, openbox) and stops it on exit.`,
 	pf.StringVar(&g.logLevel, "log-level", envOr("MCEC_LOG_LEVEL", "info"), "log level: debug, info, warn, error (logs go to stderr, never stdout)")
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
-		newAgentGuideCmd(st), newVersionCmd(st))
+		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st))
 	return root
 }
 

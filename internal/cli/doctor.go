@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcec/mcec/internal/doctor"
+	"github.com/mcec/mcec/internal/headless"
+)
+
+func newDoctorCmd(g *globalOptions, st *streams) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check that mcec can see and drive the desktop, and say how to fix what is missing",
+		Long: `Check the programs of the private desktop, the display, the X extensions mcec uses (XTEST,
+Composite, MIT-SHM, RANDR), the window manager, the accessibility bus (and org.a11y.Status.IsEnabled)
+and the applications registered on it. Without DISPLAY, or with --headless, it checks a private
+desktop it starts for the purpose. Exit 1 when a check fails.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			target := doctor.Target{}
+			if g.headless || os.Getenv("DISPLAY") == "" {
+				log, err := g.logger(st.err)
+				if err != nil {
+					return err
+				}
+				cfg, err := g.daemonConfig(log)
+				if err != nil {
+					return err
+				}
+				opts := cfg.Screen
+				opts.Logger = log
+				if len(headless.MissingPrograms()) == 0 {
+					d, err := headless.Start(cmd.Context(), opts)
+					if err != nil {
+						return fmt.Errorf("start a private desktop to check: %w", err)
+					}
+					defer d.Stop()
+					target = doctor.Target{Display: d.Display(), DBusAddress: d.DBusAddress(), Private: true}
+				} else {
+					target.Private = true
+				}
+			}
+			r := doctor.Run(cmd.Context(), target)
+			if asJSON {
+				b, _ := json.MarshalIndent(r, "", "  ")
+				fmt.Fprintln(st.out, string(b))
+			} else {
+				printReport(st, r)
+			}
+			if r.Failed() {
+				return exitError{exitFailure}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func printReport(st *streams, r doctor.Report) {
+	marks := map[doctor.Status]string{doctor.OK: "ok  ", doctor.Warn: "WARN", doctor.Fail: "FAIL", doctor.Skip: "skip"}
+	for _, c := range r.Checks {
+		fmt.Fprintf(st.out, "%s  %-18s %s\n", marks[c.Status], c.Name, c.Detail)
+		if c.Fix != "" && c.Status != doctor.OK {
+			fmt.Fprintf(st.out, "      %-18s fix: %s\n", "", c.Fix)
+		}
+	}
+}

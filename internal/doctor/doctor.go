@@ -1,0 +1,232 @@
+// Package doctor checks what a newcomer trips on before mcec can see and drive a desktop, and
+// says how to fix each failure: programs installed, display reachable, the X extensions mcec
+// uses, a window manager, the accessibility bus, and applications registered on it.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/atspi"
+	"github.com/mcec/mcec/internal/platform/x11"
+)
+
+// Status of one check.
+type Status string
+
+// Check outcomes. Warn is a problem that limits mcec without stopping it.
+const (
+	OK   Status = "ok"
+	Warn Status = "warn"
+	Fail Status = "fail"
+	Skip Status = "skip"
+)
+
+// Check is one line of the report.
+type Check struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Report is every check, in order.
+type Report struct {
+	Display string  `json:"display"`
+	Checks  []Check `json:"checks"`
+}
+
+// Failed reports whether any check failed.
+func (r Report) Failed() bool {
+	for _, c := range r.Checks {
+		if c.Status == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// Target says which desktop to check.
+type Target struct {
+	Display     string // "" = $DISPLAY
+	DBusAddress string // "" = $DBUS_SESSION_BUS_ADDRESS
+	// Private is true when mcec started this desktop itself (missing programs then fail).
+	Private bool
+}
+
+// stepTimeout bounds each check: a hung bus or server costs one of these.
+const stepTimeout = 5 * time.Second
+
+// Run performs the checks against t.
+func Run(ctx context.Context, t Target) Report {
+	r := Report{Display: t.Display}
+	add := func(c Check) { r.Checks = append(r.Checks, c) }
+
+	add(programs(t.Private))
+
+	display := t.Display
+	if display == "" {
+		display = os.Getenv("DISPLAY")
+	}
+	r.Display = display
+	if display == "" {
+		add(Check{Name: "display", Status: Fail, Detail: "DISPLAY is not set",
+			Fix: "run mcec without DISPLAY (it starts its own private desktop), or run `mcec doctor --headless`, or set DISPLAY to your desktop"})
+		return r
+	}
+	xctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	x, err := x11.Dial(xctx, display)
+	cancel()
+	if err != nil {
+		add(Check{Name: "display", Status: Fail, Detail: err.Error(),
+			Fix: "check DISPLAY and that the X server runs; on your own desktop run `xhost +si:localuser:$USER` if access is refused"})
+		return r
+	}
+	defer x.Close()
+	add(Check{Name: "display", Status: OK, Detail: "connected to " + display})
+	add(extensions(x.Extensions()))
+	add(windowManager(ctx, x))
+	add(a11yBus(ctx, t.DBusAddress))
+	add(apps(ctx, t.DBusAddress))
+	return r
+}
+
+func programs(private bool) Check {
+	missing := headless.MissingPrograms()
+	if len(missing) == 0 {
+		return Check{Name: "programs", Status: OK, Detail: "Xvfb, dbus-daemon, at-spi-bus-launcher and openbox are installed"}
+	}
+	var progs, pkgs []string
+	for _, m := range missing {
+		progs = append(progs, m.Program)
+		if !contains(pkgs, m.DebianPackage) {
+			pkgs = append(pkgs, m.DebianPackage)
+		}
+	}
+	status := Warn // an attached desktop does not need them
+	if private {
+		status = Fail
+	}
+	return Check{Name: "programs", Status: status, Detail: "missing: " + strings.Join(progs, ", "),
+		Fix: "apt-get install " + strings.Join(pkgs, " ") + " (needed for mcec's private headless desktop)"}
+}
+
+func extensions(e x11.Extensions) Check {
+	var missing []string
+	for _, ext := range []struct {
+		name string
+		ok   bool
+		why  string
+	}{
+		{"XTEST", e.XTest, "click, drag and typing"},
+		{"Composite", e.Composite, "capturing covered windows"},
+		{"MIT-SHM", e.SHM, "fast screen grabs"},
+		{"RANDR", e.RandR, "monitor layout"},
+	} {
+		if !ext.ok {
+			missing = append(missing, ext.name+" ("+ext.why+")")
+		}
+	}
+	if len(missing) == 0 {
+		return Check{Name: "x-extensions", Status: OK, Detail: "XTEST, Composite, MIT-SHM, RANDR"}
+	}
+	status := Warn
+	if !e.XTest {
+		status = Fail
+	}
+	return Check{Name: "x-extensions", Status: status, Detail: "missing: " + strings.Join(missing, ", "),
+		Fix: "use Xvfb or Xorg with these extensions enabled (mcec's private desktop has them all)"}
+}
+
+func windowManager(ctx context.Context, x *x11.Conn) Check {
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	name, err := x.WindowManagerName(ctx)
+	switch {
+	case err != nil:
+		return Check{Name: "window-manager", Status: Fail, Detail: err.Error()}
+	case name == "":
+		return Check{Name: "window-manager", Status: Warn, Detail: "no EWMH window manager runs: windows cannot be listed, activated or moved",
+			Fix: "start one (e.g. openbox &); mcec's private desktop runs openbox"}
+	}
+	return Check{Name: "window-manager", Status: OK, Detail: name}
+}
+
+func a11yBus(ctx context.Context, busAddr string) Check {
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	if busAddr == "" {
+		busAddr = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	}
+	if busAddr == "" {
+		return Check{Name: "accessibility-bus", Status: Fail, Detail: "DBUS_SESSION_BUS_ADDRESS is not set",
+			Fix: "run mcec from your desktop session's environment; without a session bus there is no accessibility tree"}
+	}
+	conn, err := dbus.Connect(busAddr, dbus.WithContext(ctx))
+	if err != nil {
+		return Check{Name: "accessibility-bus", Status: Fail, Detail: "session bus: " + err.Error(),
+			Fix: "check DBUS_SESSION_BUS_ADDRESS"}
+	}
+	defer conn.Close()
+	bus := conn.Object("org.a11y.Bus", "/org/a11y/bus")
+	var addr string
+	if err := bus.CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&addr); err != nil {
+		return Check{Name: "accessibility-bus", Status: Fail, Detail: "org.a11y.Bus.GetAddress: " + err.Error(),
+			Fix: "apt-get install at-spi2-core, and make sure your session starts at-spi-bus-launcher"}
+	}
+	var enabled dbus.Variant
+	err = bus.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, "org.a11y.Status", "IsEnabled").Store(&enabled)
+	if on, ok := enabled.Value().(bool); err == nil && ok && !on {
+		return Check{Name: "accessibility-bus", Status: Warn, Detail: "reachable, but org.a11y.Status.IsEnabled is false: Qt, Chromium and Electron apps expose no tree",
+			Fix: "gsettings set org.gnome.desktop.interface toolkit-accessibility true (then restart those apps)"}
+	}
+	return Check{Name: "accessibility-bus", Status: OK, Detail: "reachable at " + addr + ", IsEnabled true"}
+}
+
+func apps(ctx context.Context, busAddr string) Check {
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	c, err := atspi.Connect(ctx, busAddr, atspi.Options{CallTimeout: 2 * time.Second})
+	if err != nil {
+		return Check{Name: "accessible-apps", Status: Skip, Detail: err.Error()}
+	}
+	defer c.Close()
+	list, err := c.Apps(ctx)
+	if err != nil {
+		return Check{Name: "accessible-apps", Status: Fail, Detail: err.Error()}
+	}
+	if len(list) == 0 {
+		return Check{Name: "accessible-apps", Status: Warn, Detail: "no application is registered on the accessibility bus",
+			Fix: "start an application from this session's environment (without NO_AT_BRIDGE=1); Qt apps need QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"}
+	}
+	var names, hung []string
+	for _, a := range list {
+		if errors.Is(a.Err, platform.ErrAppNotResponding) {
+			hung = append(hung, fmt.Sprintf("%s (pid %d)", a.Name, a.PID))
+			continue
+		}
+		names = append(names, fmt.Sprintf("%s (%s %s, pid %d)", a.Name, a.Toolkit, a.ToolkitVersion, a.PID))
+	}
+	if len(hung) > 0 {
+		return Check{Name: "accessible-apps", Status: Warn, Detail: "not answering: " + strings.Join(hung, ", ") + "; registered: " + strings.Join(names, ", "),
+			Fix: "a hung application costs one deadline per call; restart it"}
+	}
+	return Check{Name: "accessible-apps", Status: OK, Detail: strings.Join(names, ", ")}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
