@@ -60,8 +60,24 @@ type Desktop interface {
 	// ClipboardSet makes the backend own CLIPBOARD with text until another client takes it.
 	ClipboardSet(ctx context.Context, text string) error
 
+	// WindowManager names the running window manager ("" when none announces itself), for
+	// diagnostics (a session's environment.json).
+	WindowManager(ctx context.Context) (string, error)
+	// Apps lists the applications registered on the accessibility bus with their toolkits, for
+	// diagnostics. An application that does not answer is listed with Err set.
+	Apps(ctx context.Context) ([]App, error)
+
 	// Close releases connections and undoes any state the backend changed (e.g. redirections).
 	Close() error
+}
+
+// App is one application on the accessibility bus.
+type App struct {
+	PID            int
+	Name           string
+	Toolkit        string // e.g. "GTK", "Qt"
+	ToolkitVersion string
+	Err            error // the application did not answer
 }
 
 // Element is one object re-read by ref, with what a tool needs to target it.
@@ -120,6 +136,21 @@ type Input interface {
 	Type(ctx context.Context, text string) error
 	// Held lists the keys and buttons currently held down (for tests and safety checks).
 	Held(ctx context.Context) ([]string, error)
+
+	// Press presses key (an X keysym name on the current keymap) and leaves it down; Release lets
+	// it go. Unlike every other method these hold state across calls: the caller must release
+	// what it pressed (raw commands shiftdown:/shiftup:).
+	Press(ctx context.Context, key string) error
+	Release(ctx context.Context, key string) error
+	// ButtonDown moves the pointer to p and presses button, leaving it down; ButtonUp moves to p
+	// and releases it (raw commands mouse:down/up).
+	ButtonDown(ctx context.Context, p Point, button Button) error
+	ButtonUp(ctx context.Context, p Point, button Button) error
+	// MoveTo moves the pointer to p; Pointer reports where it is.
+	MoveTo(ctx context.Context, p Point) error
+	Pointer(ctx context.Context) (Point, error)
+	// Scroll turns the wheel where the pointer is, in clicks: dy > 0 down, dx > 0 right.
+	Scroll(ctx context.Context, dx, dy int) error
 }
 
 // WindowOpKind names a window operation.

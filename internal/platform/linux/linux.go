@@ -149,6 +149,27 @@ func (d *Desktop) ClipboardSet(ctx context.Context, text string) error {
 	return d.x.ClipboardSet(ctx, text)
 }
 
+// WindowManager implements platform.Desktop.
+func (d *Desktop) WindowManager(ctx context.Context) (string, error) {
+	return d.x.WindowManagerName(ctx)
+}
+
+// Apps implements platform.Desktop.
+func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
+	return withA11y(ctx, d, func(a *atspi.Client) ([]platform.App, error) {
+		apps, err := a.Apps(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]platform.App, len(apps))
+		for i, app := range apps {
+			out[i] = platform.App{PID: app.PID, Name: app.Name, Toolkit: app.Toolkit,
+				ToolkitVersion: app.ToolkitVersion, Err: app.Err}
+		}
+		return out, nil
+	})
+}
+
 // reset drops a broken a11y connection so the next call reconnects.
 func (d *Desktop) reset(a *atspi.Client) {
 	d.mu.Lock()

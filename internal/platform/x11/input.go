@@ -52,6 +52,9 @@ type inputState struct {
 	// even when an abandoned call (its caller's ctx ended) is still writing.
 	mu   sync.Mutex
 	held []heldInput // pressed through XTEST and not released, in press order; under mu
+	// latched are presses meant to outlive their gesture (Press, ButtonDown); gesture end leaves
+	// them down. Under mu.
+	latched []heldInput
 
 	km      atomic.Pointer[keymap]
 	kmGen   atomic.Uint64 // bumped on every MappingNotify
@@ -78,6 +81,7 @@ type inputOp struct {
 	x, y   int16
 	remap  []xproto.Keysym // the keycode's new keysyms
 	orig   []xproto.Keysym // and the ones to restore
+	latch  bool            // a press that stays down after the gesture (see inputState.latched)
 }
 
 // gesture is one atomic use of XTEST. end releases whatever it left pressed and restores the
@@ -155,14 +159,16 @@ func (g *gesture) writeLocked(op inputOp) {
 	xtest.FakeInput(c.xc, op.typ, op.detail, 0, root, op.x, op.y, 0)
 	switch op.typ {
 	case fakeKeyPress, fakeButtonPress:
-		c.in.held = append(c.in.held, heldInput{button: op.typ == fakeButtonPress, code: op.detail})
+		h := heldInput{button: op.typ == fakeButtonPress, code: op.detail}
+		if op.latch {
+			c.in.latched = append(c.in.latched, h)
+		} else {
+			c.in.held = append(c.in.held, h)
+		}
 	case fakeKeyRelease, fakeButtonRelease:
 		h := heldInput{button: op.typ == fakeButtonRelease, code: op.detail}
-		for i := len(c.in.held) - 1; i >= 0; i-- {
-			if c.in.held[i] == h {
-				c.in.held = append(c.in.held[:i], c.in.held[i+1:]...)
-				break
-			}
+		if !unhold(&c.in.held, h) {
+			unhold(&c.in.latched, h)
 		}
 	}
 }
