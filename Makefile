@@ -6,9 +6,10 @@ LDFLAGS := -X github.com/mcec/mcec/internal/daemon.Version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # What the private desktop needs from Debian, and what the tests add: x11-utils (xmessage, an app
-# without a tree), python3-gi with GTK 3 (small test apps), gcc (the race detector).
-DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3-examples
-TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev
+# without a tree), xterm (another), python3-gi with GTK 3 (small test apps), gcc (the race
+# detector). tesseract-ocr is get-text's OCR engine.
+DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3-examples tesseract-ocr
+TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev
 export CGO_ENABLED := 0
 
 .PHONY: all deps test-deps build run test lint fmt-check vet staticcheck clean

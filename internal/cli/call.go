@@ -23,6 +23,7 @@ import (
 const defaultServer = "http://127.0.0.1:5151"
 
 type callOptions struct {
+	token  string
 	server string
 	local  bool
 	pretty bool
@@ -51,6 +52,7 @@ when a server answers on ` + defaultServer + ` it is used; otherwise (or with --
 		},
 	}
 	cmd.Flags().StringVar(&o.server, "server", envOr("MCEC_SERVER", ""), "URL of a running mcec serve (env MCEC_SERVER)")
+	cmd.Flags().StringVar(&o.token, "token", envOr("MCEC_TOKEN", ""), "bearer token for the server (env MCEC_TOKEN)")
 	cmd.Flags().BoolVar(&o.local, "local", false, "run in-process even when a server answers on the default address")
 	cmd.Flags().BoolVar(&o.pretty, "pretty", false, "indent the envelope")
 	return cmd
@@ -76,7 +78,7 @@ func callRun(ctx context.Context, g *globalOptions, st *streams, o *callOptions,
 		err     error
 	)
 	if server != "" {
-		envJSON, err = callServer(ctx, server, tool, body)
+		envJSON, err = callServerAuth(ctx, server, o.token, tool, body)
 	} else {
 		envJSON, err = callLocal(ctx, g, st, tool, body)
 	}
@@ -113,13 +115,22 @@ func callLocal(ctx context.Context, g *globalOptions, st *streams, tool string, 
 	return json.Marshal(out.Envelope)
 }
 
+// callServer calls a running server with the token from MCEC_TOKEN, if any.
 func callServer(ctx context.Context, server, tool string, body []byte) ([]byte, error) {
+	return callServerAuth(ctx, server, os.Getenv("MCEC_TOKEN"), tool, body)
+}
+
+// callServerAuth posts one call to the server's façade.
+func callServerAuth(ctx context.Context, server, token, tool string, body []byte) ([]byte, error) {
 	url := strings.TrimRight(server, "/") + "/v1/tools/" + tool
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, usageError{err}
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err

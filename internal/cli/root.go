@@ -46,7 +46,9 @@ type globalOptions struct {
 	screen      string
 	sessionsDir string
 	logLevel    string
+	commands    string // the raw commands file (commands.toml)
 	launch      []string
+	retention   retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
 }
 
 // Main runs mcec with args and returns the process exit code.
@@ -108,10 +110,12 @@ AT-SPI, openbox) and stops it on exit.`,
 	pf.BoolVar(&g.headless, "headless", false, "start a private headless desktop even when DISPLAY is set")
 	pf.StringVar(&g.screen, "screen", "1280x800x24", "geometry of the private desktop, WxHxDEPTH")
 	pf.StringVar(&g.sessionsDir, "sessions-dir", envOr("MCEC_SESSIONS_DIR", ""), "directory for session artifacts (default $XDG_STATE_HOME/mcec/sessions; env MCEC_SESSIONS_DIR)")
+	pf.StringVar(&g.commands, "commands", envOr("MCEC_COMMANDS", ""), "raw commands file, reloaded when it changes (default $XDG_CONFIG_HOME/mcec/commands.toml; env MCEC_COMMANDS)")
 	pf.StringVar(&g.logLevel, "log-level", envOr("MCEC_LOG_LEVEL", "info"), "log level: debug, info, warn, error (logs go to stderr, never stdout)")
+	g.retention.register(pf)
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
-		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st))
+		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newReplayCmd(g, st))
 	return root
 }
 
@@ -139,6 +143,12 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	}
 	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log,
 		Screen: headless.Options{Width: w, Height: h, Depth: depth}}
+	cfg.Commands.File = g.commands
+	ret, err := g.retention.value()
+	if err != nil {
+		return daemon.Config{}, err
+	}
+	cfg.Retention = ret
 	for _, l := range g.launch {
 		if argv := strings.Fields(l); len(argv) > 0 {
 			cfg.Launch = append(cfg.Launch, argv)

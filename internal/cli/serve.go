@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,8 +16,13 @@ import (
 )
 
 type serveOptions struct {
-	port int
-	bind string
+	port  int
+	bind  string
+	token string
+	// The raw-command line protocol (serve_tcp.go).
+	tcp     bool
+	tcpPort int
+	tcpBind string
 }
 
 func newServeCmd(g *globalOptions, st *streams) *cobra.Command {
@@ -31,7 +37,11 @@ POST /v1/tools/{tool} whose body is the tool's arguments and whose response is t
 		RunE: func(cmd *cobra.Command, _ []string) error { return serveRun(cmd.Context(), g, st, o) },
 	}
 	cmd.Flags().IntVar(&o.port, "port", 5151, "TCP port")
-	cmd.Flags().StringVar(&o.bind, "bind", "127.0.0.1", "address to bind (loopback only)")
+	cmd.Flags().StringVar(&o.bind, "bind", "127.0.0.1", "address to bind; anything but loopback needs --token")
+	cmd.Flags().StringVar(&o.token, "token", envOr("MCEC_TOKEN", ""), "bearer token HTTP clients must present (env MCEC_TOKEN)")
+	cmd.Flags().BoolVar(&o.tcp, "tcp", false, "also serve the raw-command line protocol over TCP (docs/raw-commands.md)")
+	cmd.Flags().IntVar(&o.tcpPort, "tcp-port", 5150, "TCP port of the line protocol (with --tcp)")
+	cmd.Flags().StringVar(&o.tcpBind, "tcp-bind", "127.0.0.1", "address of the line protocol (loopback only)")
 	return cmd
 }
 
@@ -39,25 +49,40 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	if o.port < 0 || o.port > 65535 {
 		return usageError{fmt.Errorf("--port %d: want 0-65535", o.port)}
 	}
-	ip := net.ParseIP(o.bind)
-	if o.bind == "localhost" {
-		ip = net.IPv4(127, 0, 0, 1)
+	bind := o.bind
+	if strings.EqualFold(bind, "localhost") {
+		bind = "127.0.0.1"
 	}
-	if ip == nil || !ip.IsLoopback() {
-		return usageError{fmt.Errorf("--bind %q: mcec serves loopback addresses only (127.0.0.1 or ::1); "+
-			"a non-loopback listener needs a token, which this build does not offer yet", o.bind)}
+	// Canonical before binding: "127.1" and "0x7f.0.0.1" are loopback, "0" is not.
+	addr, err := transport.ParseAddr(bind)
+	if err != nil {
+		return usageError{fmt.Errorf("--bind %q: %w", o.bind, err)}
 	}
+	if !addr.IsLoopback() && o.token == "" {
+		return usageError{fmt.Errorf("--bind %s is not a loopback address: refusing to serve the network without --token (or MCEC_TOKEN)", addr)}
+	}
+	if err := o.checkTCPFlags(); err != nil {
+		return err
+	}
+	ctx, exit := context.WithCancel(ctx) // mcec:exit on the line protocol ends the server cleanly
+	defer exit()
 	d, log, err := g.startDaemon(ctx, st.err)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(o.port)))
+	stopLines, err := startLineServer(d, o, log, st.err, exit)
 	if err != nil {
 		return err
 	}
+	defer stopLines()
+	ln, err := net.Listen("tcp", net.JoinHostPort(addr.String(), strconv.Itoa(o.port)))
+	if err != nil {
+		return err
+	}
+	door := transport.FrontDoor{Port: ln.Addr().(*net.TCPAddr).Port, Bind: addr, Token: o.token, Log: log}
 	srv := &http.Server{
-		Handler:           transport.NewHTTPHandler(d.Dispatcher, d.MCPServer(), log),
+		Handler:           transport.NewHTTPHandler(d.Dispatcher, d.MCPServer(), door, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Requests inherit the serve context, so a shutdown also ends MCP event streams (GET
 		// /mcp), which would otherwise hold Shutdown until its timeout.

@@ -21,10 +21,13 @@ import (
 	"github.com/mcec/mcec/internal/agentguide"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/evidence"
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/recorder"
 	"github.com/mcec/mcec/internal/session"
 	"github.com/mcec/mcec/internal/tools"
 	"github.com/mcec/mcec/internal/transport"
@@ -44,7 +47,11 @@ type Config struct {
 	SessionsDir string
 	// Launch lists programs the operator asked to start inside the desktop at start-up.
 	Launch [][]string
-	Logger *slog.Logger
+	// Retention bounds the sessions directory (zero fields: 7 days, 1 GiB).
+	Retention evidence.Retention
+	Logger    *slog.Logger
+	// Commands configures raw commands (send_command, the TCP line server).
+	Commands CommandsConfig
 }
 
 // Daemon is a running mcec core, shared by every transport.
@@ -54,12 +61,20 @@ type Daemon struct {
 	Sessions   *session.Store
 	// Private is the embedded desktop, nil when attached to an existing DISPLAY.
 	Private *headless.Desktop
+	// Evidence records every call into its session's directory (trace, session.json, …).
+	Evidence *evidence.Recorder
+	// Commands is the raw command engine (send_command, the TCP line server).
+	Commands *rawcmd.Engine
+	// Gate serializes input synthesis across tools and raw commands.
+	Gate *inputgate.Gate
 
 	log      *slog.Logger
 	env      []string
 	mu       sync.Mutex
 	launched []*launchedProc
 	closed   bool
+
+	recordings *recorder.Manager // the record tool's slot; stopped (GIF written) before the desktop closes
 }
 
 // launchedProc is a program the daemon started; done closes when it has been reaped.
@@ -105,9 +120,20 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 	d.Sessions = session.NewStore(session.Options{Root: dir})
 	cat := catalog.New()
+	d.recordings = recorder.NewManager(recorder.DefaultLimits)
+	d.Gate = inputgate.New()
+	d.Commands = d.newCommands(cfg.Commands, d.Gate)
 	tools.Register(cat, &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,
-		Gate: inputgate.New(), StartProcess: d.StartProcess})
+		Gate: d.Gate, StartProcess: d.StartProcess, Recordings: d.recordings, Commands: d.Commands})
 	d.Dispatcher = dispatch.New(cat, d.Sessions, log)
+	mode := "attached"
+	if d.Private != nil {
+		mode = "private"
+	}
+	d.Evidence = evidence.New(evidence.Options{Root: dir, Sessions: d.Sessions, Probe: d.Desktop,
+		Version: Version, Desktop: mode, Retention: cfg.Retention, Log: log})
+	d.Dispatcher.SetObserver(d.Evidence)
+	d.Commands.Start(dispatchTools{d.Dispatcher})
 
 	for _, argv := range cfg.Launch {
 		if err := d.launch(argv); err != nil {
@@ -198,6 +224,15 @@ func (d *Daemon) Close() error {
 	var errs []error
 	for _, p := range launched {
 		p.stop()
+	}
+	if d.recordings != nil {
+		d.recordings.Close()
+	}
+	if d.Commands != nil {
+		errs = append(errs, d.Commands.Close()) // releases held keys while the desktop is still there
+	}
+	if d.Evidence != nil {
+		errs = append(errs, d.Evidence.Close()) // its environment probes use the desktop
 	}
 	if d.Desktop != nil {
 		errs = append(errs, d.Desktop.Close())

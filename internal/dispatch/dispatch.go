@@ -32,7 +32,32 @@ type Dispatcher struct {
 	catalog  *catalog.Catalog
 	sessions *session.Store
 	log      *slog.Logger
+	observer Observer
 }
+
+// Finished describes one finished call for an Observer.
+type Finished struct {
+	// Session is the session the call ran in (the new one for session-start); nil when the call
+	// named an unknown or ended session.
+	Session *session.Session
+	Tool    string
+	// Args are the arguments as received, sessionId included.
+	Args     json.RawMessage
+	Outcome  Outcome
+	Start    time.Time
+	Duration time.Duration
+}
+
+// Observer is told about every finished call (unknown tools aside): evidence recording is
+// middleware here, so tools and transports never repeat it, and the dispatcher knows nothing of
+// files. It runs on the caller's goroutine once the envelope is final and the session has
+// recorded the call; it must be safe for concurrent use and must not block for long.
+type Observer interface {
+	CallFinished(ctx context.Context, f Finished)
+}
+
+// SetObserver installs o (nil removes it). Call it before serving.
+func (d *Dispatcher) SetObserver(o Observer) { d.observer = o }
 
 // New returns a dispatcher over a built catalog and a session store.
 func New(cat *catalog.Catalog, sessions *session.Store, log *slog.Logger) *Dispatcher {
@@ -60,7 +85,9 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 		if err != nil {
 			env := contract.Failure(requested, contract.Errorf(contract.CodeUnknownSession,
 				"session %q is unknown or has ended; omit sessionId for the default session or call session-start", requested))
-			return Outcome{Envelope: env}, nil
+			out := Outcome{Envelope: env}
+			d.notify(ctx, Finished{Tool: name, Args: args, Outcome: out, Start: start, Duration: time.Since(start)})
+			return out, nil
 		}
 		call.Session = sess
 	}
@@ -76,12 +103,28 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 		sess = resp.Session
 	}
 	out := d.envelope(sess, requested, resp, err)
+	elapsed := time.Since(start)
 	if sess != nil {
-		sess.Record(name, out.Envelope.OK(), out.Envelope.Err())
+		sess.RecordAction(session.Action{Tool: name, OK: out.Envelope.OK(), Code: codeOf(out.Envelope),
+			DurationMs: float64(elapsed.Microseconds()) / 1000}, out.Envelope.Err())
 	}
+	d.notify(ctx, Finished{Session: sess, Tool: name, Args: args, Outcome: out, Start: start, Duration: elapsed})
 	d.log.Debug("tool call", "tool", name, "session", out.Envelope.SessionID(), "ok", out.Envelope.OK(),
 		"code", codeOf(out.Envelope), "ms", time.Since(start).Milliseconds())
 	return out, nil
+}
+
+// notify hands a finished call to the observer; a panicking observer never fails the call.
+func (d *Dispatcher) notify(ctx context.Context, f Finished) {
+	if d.observer == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("call observer panicked", "tool", f.Tool, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	d.observer.CallFinished(ctx, f)
 }
 
 // run calls the handler and contains panics: one broken call never takes the server down.

@@ -103,6 +103,21 @@ func (st *Store) End(id string) (s *Session, alreadyEnded bool, err error) {
 	return s, false, nil
 }
 
+// RollDefault ends the session id if it is still the default session, so that the next call
+// without a sessionId starts a fresh default session (a long-running server's default session
+// rolls over instead of growing without bound). It reports whether it ended the session.
+func (st *Store) RollDefault(id string) bool {
+	st.mu.Lock()
+	if id == "" || id != st.defaultID {
+		st.mu.Unlock()
+		return false
+	}
+	st.mu.Unlock()
+	// End re-checks under the lock; a concurrent session-end makes this a no-op.
+	_, already, err := st.End(id)
+	return err == nil && !already
+}
+
 // Live returns the number of live sessions.
 func (st *Store) Live() int {
 	st.mu.Lock()
@@ -140,6 +155,10 @@ type Action struct {
 	Tool string    `json:"tool"`
 	At   time.Time `json:"at"`
 	OK   bool      `json:"ok"`
+	// Code is the error code of a failed call.
+	Code string `json:"code,omitempty"`
+	// DurationMs is how long the call ran, in milliseconds.
+	DurationMs float64 `json:"durationMs,omitempty"`
 }
 
 // ID is the session id carried in every envelope.
@@ -190,6 +209,22 @@ func (s *Session) SaveCapture(png []byte) (string, error) {
 	return path, nil
 }
 
+// ArtifactPath reserves a fresh name <prefix>-<yyyyMMdd-HHmmssfff>-<n>.<ext> in the artifact
+// directory (creating it) and returns its path; the caller writes the file (atomically). Named
+// artifacts share the captures' sequence, so names never collide within a session.
+func (s *Session) ArtifactPath(prefix, ext string) (string, error) {
+	s.mu.Lock()
+	dir, err := s.artifactDirLocked()
+	s.captureSeq++
+	n := s.captureSeq
+	s.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	stamp := s.store.now().UTC().Format("20060102-150405.000")
+	return filepath.Join(dir, fmt.Sprintf("%s-%s%s-%d.%s", prefix, stamp[:15], stamp[16:], n, ext)), nil
+}
+
 // Observe records the last good observation (a JSON object; never base64 image bytes).
 func (s *Session) Observe(obs any) {
 	s.mu.Lock()
@@ -213,11 +248,21 @@ func (s *Session) SetTarget(target any) {
 
 // Record notes one finished call; errObj is the contract error of a failed call.
 func (s *Session) Record(tool string, ok bool, errObj any) {
+	s.RecordAction(Action{Tool: tool, OK: ok}, errObj)
+}
+
+// RecordAction notes one finished call described by a (At defaults to now); errObj is the
+// contract error of a failed call.
+func (s *Session) RecordAction(a Action, errObj any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if a.At.IsZero() {
+		a.At = s.store.now()
+	}
+	a.At = a.At.UTC()
 	s.calls++
-	s.lastAction = &Action{Tool: tool, At: s.store.now().UTC(), OK: ok}
-	if !ok {
+	s.lastAction = &a
+	if !a.OK {
 		s.failures++
 		s.lastError = errObj
 	}

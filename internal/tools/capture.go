@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/base64"
-	"image"
 	"slices"
 
 	"github.com/mcec/mcec/contract"
@@ -50,6 +49,8 @@ type captureArgs struct {
 	ReturnImage *bool    `json:"returnImage,omitempty" jsonschema:"Return the PNG inline (default true). false is the same as pathOnly."`
 	PathOnly    bool     `json:"pathOnly,omitempty" jsonschema:"Return metadata and the artifact path only: no base64, no image block."`
 	File        string   `json:"file,omitempty" jsonschema:"Also write the PNG to this path."`
+	// RestoreMinimized is a pointer so that absent means true.
+	RestoreMinimized *bool `json:"restoreMinimized,omitempty" jsonschema:"A minimized window is restored to be captured (warning minimized-window). true (default) leaves it restored; false minimizes it again after the capture, so the capture has no lasting side effect."`
 }
 
 type captureResult struct {
@@ -89,7 +90,8 @@ func captureTool(env *Env) *catalog.Tool {
 		Description: "Capture a window (its own pixels, even when covered) or a screen region as PNG, with a blank " +
 			"check. The PNG is returned inline (base64 and an image block) unless pathOnly; it is always saved " +
 			"in the session's artifact directory. A blank window fails capture-blank with the PNG in " +
-			"partialResult; a blank region only warns. Use maxWidth/scale and small regions to save tokens.",
+			"partialResult; a blank region only warns. A minimized window is restored to be captured " +
+			"(minimized-window); restoreMinimized:false minimizes it again. Use maxWidth/scale and small regions to save tokens.",
 		Annotations: catalog.Annotations{ReadOnly: true, OpenWorld: true},
 		Result:      captureResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeFrameAllBlack, contract.CodeFrameMostlyBlank,
@@ -113,71 +115,27 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 		}
 		scale = *in.Scale
 	}
-	if in.Region != nil {
-		if err := in.Region.check(); err != nil {
-			return nil, err
-		}
-	}
-
 	resp := &catalog.Response{}
-	var (
-		img      *image.RGBA
-		window   *WindowInfo
-		region   *platform.Rect
-		isRegion = true // a blank region warns; only a blank whole window fails
-	)
-	if in.WindowTarget.empty() {
-		ds, err := env.Desktop.Displays(ctx)
-		if err != nil {
-			return nil, platformError(err)
-		}
-		want := ds.VirtualBounds
-		if in.Region != nil {
-			want = in.Region.rect()
-		}
-		got, err := clampRegion(want, ds.VirtualBounds, "the screen", resp)
-		if err != nil {
-			return nil, err
-		}
-		if img, err = env.Desktop.CaptureRect(ctx, got); err != nil {
-			return nil, platformError(err)
-		}
-		region = &got
-	} else {
-		w, err := resolveWindow(ctx, env.Desktop, in.WindowTarget)
-		if err != nil {
-			return nil, err
-		}
-		call.Session.SetTarget(windowInfo(w))
-		wc, err := env.Desktop.CaptureWindow(ctx, w.Handle)
-		if err != nil {
-			return nil, platformError(err)
-		}
-		if wc.Restored {
-			resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnMinimizedWindow, "the window was minimized; it was restored to capture it"))
-			if w2, err := env.Desktop.Window(ctx, w.Handle); err == nil {
-				w = w2
-			}
-		}
-		if wc.Fallback {
-			resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnCaptureFallback,
-				"the window's own pixels could not be read; the image is what the screen shows in its rectangle"))
-		}
-		info := windowInfo(w)
-		window = &info
-		img = wc.Image
-		if in.Region != nil {
-			b := img.Bounds()
-			got, err := clampRegion(in.Region.rect(), platform.Rect{Width: b.Dx(), Height: b.Dy()}, "the window", resp)
-			if err != nil {
-				return nil, err
-			}
-			img = imaging.Crop(img, image.Rect(b.Min.X+got.X, b.Min.Y+got.Y, b.Min.X+got.X+got.Width, b.Min.Y+got.Y+got.Height))
-			region = &got
-		} else {
-			isRegion = false
-		}
+	src, err := newPixelSource(ctx, env, call, in.WindowTarget, in.Region, resp)
+	if err != nil {
+		return nil, err
 	}
+	img, wc, err := src.grab(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if wc.Restored && in.RestoreMinimized != nil && !*in.RestoreMinimized {
+		// The agent asked for no lasting side effect: minimize the window again. A failure
+		// costs nothing but the window staying restored, which the warning then says.
+		if err := env.Desktop.WindowOp(ctx, src.handle, platform.WindowOp{Kind: platform.OpMinimize}); err != nil {
+			src.windowWarnings(ctx, wc, resp, "the window was minimized; it was restored to capture it and could not be minimized again: "+err.Error())
+		} else {
+			src.windowWarnings(ctx, wc, resp, "the window was minimized; it was restored to capture it and minimized again (restoreMinimized: false)")
+		}
+	} else {
+		src.windowWarnings(ctx, wc, resp, "the window was minimized; it was restored to capture it and stays restored (pass restoreMinimized: false to minimize it again)")
+	}
+	window, region, isRegion := src.window, src.region, src.isRegion()
 
 	blank := imaging.Blank(img)
 	scaled := imaging.Downscale(img, in.MaxWidth, scale)

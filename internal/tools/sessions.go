@@ -30,6 +30,9 @@ func sessionStartTool(env *Env) *catalog.Tool {
 		Result:          session.Status{},
 		Run: func(ctx context.Context, call *catalog.Call, in *sessionStartArgs) (*catalog.Response, error) {
 			s := env.Sessions.Start()
+			// Created now so the agent learns where the session's evidence goes; without a
+			// sessions directory the status simply has no artifactDir.
+			_, _ = s.ArtifactDir()
 			return &catalog.Response{Result: s.Status(), Session: s}, nil
 		},
 	})

@@ -9,6 +9,8 @@ import (
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/recorder"
 	"github.com/mcec/mcec/internal/session"
 )
 
@@ -22,6 +24,10 @@ type Env struct {
 	// StartProcess starts a program inside the desktop (its environment, its lifetime rules) and
 	// returns a channel that yields its exit status once reaped.
 	StartProcess func(cmd *exec.Cmd) (<-chan error, error)
+	// Recordings is the server's one recording slot (record); Register makes one when nil.
+	Recordings *recorder.Manager
+	// Commands is the raw command engine (send_command); nil on servers without one.
+	Commands *rawcmd.Engine
 }
 
 // Register adds every tool to c, in the order tools/list shows them.
@@ -32,6 +38,8 @@ func Register(c *catalog.Catalog, env *Env) {
 		findTool(env),
 		waitForTool(env),
 		captureTool(env),
+		recordTool(env),
+		getTextTool(env),
 		displaysTool(env),
 		invokeTool(env),
 		clickTool(env),
@@ -40,6 +48,7 @@ func Register(c *catalog.Catalog, env *Env) {
 		windowTool(env),
 		launchTool(env),
 		clipboardTool(env),
+		sendCommandTool(env),
 		sessionStartTool(env),
 		sessionStatusTool(env),
 		sessionEndTool(env),

@@ -22,11 +22,12 @@ const (
 	mcpPath          = "/mcp"
 )
 
-// NewHTTPHandler serves MCP streamable HTTP at /mcp and the façade at POST /v1/tools/{tool}.
-// The façade's body is the tool's arguments object; its response body is the envelope itself,
-// HTTP 200 whatever ok says. Non-200 is only for transport faults: bad JSON 400, unknown tool
-// 404, wrong method 405, body over 1 MiB 413, more than 16 requests in flight 503.
-func NewHTTPHandler(d *dispatch.Dispatcher, srv *mcp.Server, log *slog.Logger) http.Handler {
+// NewHTTPHandler serves MCP streamable HTTP at POST /mcp and the façade at POST
+// /v1/tools/{tool}, behind the front door. The façade's body is the tool's arguments object; its
+// response body is the envelope itself, HTTP 200 whatever ok says. Non-200 is only for transport
+// and auth faults: bad JSON 400, wrong token 401, refused Host or Origin 403, unknown path or tool
+// 404, not POST 405, body over 1 MiB 413, more than 16 requests in flight 503.
+func NewHTTPHandler(d *dispatch.Dispatcher, srv *mcp.Server, door FrontDoor, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -37,21 +38,19 @@ func NewHTTPHandler(d *dispatch.Dispatcher, srv *mcp.Server, log *slog.Logger) h
 	mux.HandleFunc(facadePathPrefix+"{tool}", func(w http.ResponseWriter, r *http.Request) {
 		serveFacade(w, r, d)
 	})
-	return limitInFlight(mux, MaxHTTPInFlight)
+	if door.Log == nil {
+		door.Log = log
+	}
+	return door.Wrap(limitInFlight(mux, MaxHTTPInFlight))
 }
 
 func serveFacade(w http.ResponseWriter, r *http.Request, d *dispatch.Dispatcher) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		httpError(w, http.StatusMethodNotAllowed, "only POST is allowed")
-		return
-	}
 	name := r.PathValue("tool")
 	if _, ok := d.Catalog().Lookup(name); !ok {
 		httpError(w, http.StatusNotFound, "unknown tool "+strings.TrimSpace(name))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := io.ReadAll(r.Body) // bounded by the front door
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -91,15 +90,10 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }
 
-// limitInFlight answers 503 at once when max requests are already being served. A GET on /mcp
-// is an MCP event stream that lives as long as the client wants, so it does not take a slot.
+// limitInFlight answers 503 at once when max requests are already being served.
 func limitInFlight(next http.Handler, max int) http.Handler {
 	slots := make(chan struct{}, max)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			next.ServeHTTP(w, r)
-			return
-		}
 		select {
 		case slots <- struct{}{}:
 			defer func() { <-slots }()

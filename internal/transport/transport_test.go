@@ -6,8 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,11 +33,19 @@ type echoArgs struct {
 // testDispatcher serves pure-logic tools; transports do not depend on the desktop. release
 // unblocks calls with block:true, to prove requests are served concurrently.
 func testDispatcher(t *testing.T, release <-chan struct{}) *dispatch.Dispatcher {
+	return testDispatcherWith(t, release, nil)
+}
+
+// testDispatcherWith also reports on entered each time a blocking call reaches the tool.
+func testDispatcherWith(t *testing.T, release <-chan struct{}, entered chan<- struct{}) *dispatch.Dispatcher {
 	c := catalog.New()
 	c.Add(catalog.Define(catalog.Spec[echoArgs]{Name: "echo", Description: "echo",
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true},
 		Run: func(ctx context.Context, call *catalog.Call, in *echoArgs) (*catalog.Response, error) {
 			if in.Block {
+				if entered != nil {
+					entered <- struct{}{}
+				}
 				select {
 				case <-release:
 				case <-ctx.Done():
@@ -253,8 +264,7 @@ func TestReadLineTooLong(t *testing.T) {
 
 func TestFacade(t *testing.T) {
 	d := testDispatcher(t, nil)
-	srv := httptest.NewServer(NewHTTPHandler(d, NewMCPServer(d, ServerInfo{Name: "mcec"}), nil))
-	defer srv.Close()
+	srv := serveHTTP(t, d, "")
 	tests := []struct {
 		name, method, path, body string
 		wantStatus               int
@@ -267,6 +277,7 @@ func TestFacade(t *testing.T) {
 		{"bad JSON", "POST", "/v1/tools/echo", `{"text":`, 400, nil},
 		{"unknown tool", "POST", "/v1/tools/nope", `{}`, 404, nil},
 		{"wrong method", "GET", "/v1/tools/echo", ``, 405, nil},
+		{"undocumented path", "POST", "/v1/other", `{}`, 404, nil},
 		{"too large", "POST", "/v1/tools/echo", `{"text":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413, nil},
 	}
 	for _, tt := range tests {
@@ -292,11 +303,15 @@ func TestFacade(t *testing.T) {
 
 func TestFacadeInFlightLimit(t *testing.T) {
 	release := make(chan struct{})
-	d := testDispatcher(t, release)
-	srv := httptest.NewServer(NewHTTPHandler(d, NewMCPServer(d, ServerInfo{Name: "mcec"}), nil))
-	defer srv.Close()
+	entered := make(chan struct{}, MaxHTTPInFlight)
+	d := testDispatcherWith(t, release, entered)
+	srv := serveHTTP(t, d, "")
+	// Release the blocked handlers before the server's cleanup waits for them, whatever happens.
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
 	var wg sync.WaitGroup
-	statuses := make(chan int, MaxHTTPInFlight+1)
+	statuses := make(chan int, MaxHTTPInFlight)
 	for range MaxHTTPInFlight {
 		wg.Go(func() {
 			resp, err := http.Post(srv.URL+"/v1/tools/echo", "application/json", strings.NewReader(`{"block":true}`))
@@ -306,22 +321,23 @@ func TestFacadeInFlightLimit(t *testing.T) {
 			}
 		})
 	}
-	// Wait until all slots are taken (the 17th request is refused), then release them.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp, err := http.Post(srv.URL+"/v1/tools/echo", "application/json", strings.NewReader(`{}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusServiceUnavailable {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("never saw 503 with 16 requests in flight")
+	// Once all 16 are inside the tool, the 17th is refused at once.
+	for range MaxHTTPInFlight {
+		select {
+		case <-entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the 16 blocking requests did not all reach the tool")
 		}
 	}
-	close(release)
+	resp, err := http.Post(srv.URL+"/v1/tools/echo", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("17th request: status %d, want 503", resp.StatusCode)
+	}
+	unblock()
 	wg.Wait()
 	close(statuses)
 	for s := range statuses {
@@ -332,3 +348,124 @@ func TestFacadeInFlightLimit(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// serveHTTP runs the HTTP handler behind its front door on a loopback listener.
+func serveHTTP(t *testing.T, d *dispatch.Dispatcher, token string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	door := FrontDoor{Port: port, Bind: netip.MustParseAddr("127.0.0.1"), Token: token}
+	srv.Config.Handler = NewHTTPHandler(d, NewMCPServer(d, ServerInfo{Name: "mcec"}), door, nil)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestFrontDoor(t *testing.T) {
+	d := testDispatcher(t, nil)
+	srv := serveHTTP(t, d, "s3cret")
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	good := func(r *http.Request) {
+		r.Header.Set("Authorization", "Bearer s3cret")
+	}
+	tests := []struct {
+		name   string
+		method string
+		path   string
+		body   io.Reader
+		set    func(*http.Request)
+		want   int
+	}{
+		{"ok", "POST", "/v1/tools/echo", strings.NewReader(`{}`), good, 200},
+		{"no token", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) {}, 401},
+		{"wrong token", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) { r.Header.Set("Authorization", "Bearer s3creT") }, 401},
+		{"evil host", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) { good(r); r.Host = "evil.example:" + strconv.Itoa(port) }, 403},
+		{"wrong port", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) { good(r); r.Host = "127.0.0.1:1" }, 403},
+		{"localhost host", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) { good(r); r.Host = "localhost:" + strconv.Itoa(port) }, 200},
+		{"origin null", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) { good(r); r.Header.Set("Origin", "null") }, 403},
+		{"foreign origin", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) { good(r); r.Header.Set("Origin", "https://evil.example") }, 403},
+		{"loopback origin", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) { good(r); r.Header.Set("Origin", "http://localhost:3000") }, 200},
+		{"GET on mcp", "GET", "/mcp", nil, good, 405},
+		{"DELETE on mcp", "DELETE", "/mcp", nil, good, 405},
+		{"unknown path", "POST", "/admin", strings.NewReader(`{}`), good, 404},
+		{"declared too large", "POST", "/v1/tools/echo", strings.NewReader(strings.Repeat(" ", 2<<20)), good, 413},
+		// A chunked body has no length up front; the bounded read still refuses it.
+		{"chunked 2 MiB", "POST", "/v1/tools/echo", io.MultiReader(strings.NewReader(`{"text":"`), strings.NewReader(strings.Repeat("a", 2<<20)), strings.NewReader(`"}`)), good, 413},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(tt.method, srv.URL+tt.path, tt.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.name == "chunked 2 MiB" {
+				req.ContentLength = -1 // forces Transfer-Encoding: chunked
+			}
+			tt.set(req)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.want, body)
+			}
+			if tt.want == 200 {
+				contracttest.Check(t, body)
+			}
+		})
+	}
+}
+
+func TestParseAddrLoopbackSpellings(t *testing.T) {
+	tests := []struct {
+		in       string
+		want     string
+		loopback bool
+	}{
+		{"127.0.0.1", "127.0.0.1", true},
+		{"127.1", "127.0.0.1", true},
+		{"0x7f.0.0.1", "127.0.0.1", true},
+		{"0x7f.1", "127.0.0.1", true},
+		{"017700000001", "127.0.0.1", true},
+		{"2130706433", "127.0.0.1", true},
+		{"::1", "::1", true},
+		{"[::1]", "::1", true},
+		{"::ffff:127.0.0.1", "127.0.0.1", true},
+		{"127.255.1.2", "127.255.1.2", true},
+		{"0.0.0.0", "0.0.0.0", false},
+		{"0", "0.0.0.0", false},
+		{"10.0.0.1", "10.0.0.1", false},
+		{"::ffff:10.0.0.1", "10.0.0.1", false},
+		{"167772161", "10.0.0.1", false},
+	}
+	for _, tt := range tests {
+		a, err := ParseAddr(tt.in)
+		if err != nil || a.String() != tt.want || a.IsLoopback() != tt.loopback {
+			t.Errorf("ParseAddr(%q) = %v, %v; want %s loopback=%v", tt.in, a, err, tt.want, tt.loopback)
+		}
+	}
+	for _, bad := range []string{"", "localhost", "1.2.3.4.5", "256.1.1.1", "1.2.3.256", "09", "1..2", "example.com", "4294967296"} {
+		if a, err := ParseAddr(bad); err == nil {
+			t.Errorf("ParseAddr(%q) = %v, want an error", bad, a)
+		}
+	}
+}
+
+func FuzzParseAddr(f *testing.F) {
+	for _, s := range []string{"127.1", "0x7f.0.0.1", "2130706433", "::ffff:127.0.0.1", "[::1]", "1.2.3.4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAddr(s)
+		if err != nil {
+			return
+		}
+		// Whatever parsed must round-trip through the canonical form.
+		b, err := ParseAddr(a.String())
+		if err != nil || a != b {
+			t.Fatalf("%q → %v → %v, %v", s, a, b, err)
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/inputgate"
+	"github.com/mcec/mcec/internal/platform/x11"
+	"github.com/mcec/mcec/internal/rawcmd"
+)
+
+// CommandsConfig configures the raw command engine (send_command and the TCP line server).
+type CommandsConfig struct {
+	// File is the user's commands.toml; "" means DefaultCommandsFile.
+	File string
+	// Wait bounds send_command (default 30 s); tests shorten it.
+	Wait time.Duration
+	// Poll is how often File is checked for changes (default 2 s).
+	Poll time.Duration
+}
+
+// DefaultCommandsFile is $XDG_CONFIG_HOME/mcec/commands.toml, or ~/.config/mcec/commands.toml.
+func DefaultCommandsFile() string {
+	if s := os.Getenv("XDG_CONFIG_HOME"); s != "" {
+		return filepath.Join(s, "mcec", "commands.toml")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".config", "mcec", "commands.toml")
+	}
+	return ""
+}
+
+// newCommands builds the engine; startCommands starts it once the dispatcher exists (the engine
+// reaches the agent tools through it, and the tools reach the engine through send_command).
+func (d *Daemon) newCommands(cfg CommandsConfig, gate *inputgate.Gate) *rawcmd.Engine {
+	file := cfg.File
+	if file == "" {
+		file = DefaultCommandsFile()
+	}
+	return rawcmd.New(rawcmd.Options{Desktop: d.Desktop, Gate: gate, Log: d.log, Version: Version,
+		StartProcess: d.StartProcess, File: file, Poll: cfg.Poll, Wait: cfg.Wait, KnownKey: x11.KnownKey})
+}
+
+// dispatchTools lets raw commands call the agent tools by name, through the one dispatcher path.
+type dispatchTools struct{ d *dispatch.Dispatcher }
+
+func (t dispatchTools) Names() []string {
+	var out []string
+	for _, tool := range t.d.Catalog().Tools() {
+		out = append(out, tool.Name)
+	}
+	return out
+}
+
+func (t dispatchTools) Call(ctx context.Context, name string, args json.RawMessage) (contract.Envelope, error) {
+	out, err := t.d.Call(ctx, name, args)
+	return out.Envelope, err
+}

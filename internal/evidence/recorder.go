@@ -1,0 +1,492 @@
+// Package evidence records what happens in each session so that a failed run can be understood
+// without rerunning it: the call trace (tool-calls.jsonl, hash-chained), session.json,
+// environment.json and failure-summary.md in the session's artifact directory. It also bundles a
+// session directory into a zip, verifies a trace's hash chain, replays a recorded session against
+// a server, and prunes old session directories.
+//
+// The Recorder is dispatch middleware (a dispatch.Observer): the daemon installs it, tools and
+// transports never call it. Every evidence file but the append-only trace is written atomically.
+package evidence
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcec/mcec/internal/atomicfile"
+	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/session"
+)
+
+// Evidence file names in a session directory.
+const (
+	SessionFile     = "session.json"
+	EnvironmentFile = "environment.json"
+	SummaryFile     = "failure-summary.md"
+)
+
+// Defaults (PRODUCT.md §8: trace cap 8 MB per session).
+const (
+	DefaultMaxTraceBytes = 8 << 20
+	DefaultRolloverCalls = 10000
+	// recentActions is how many calls session.json and failure-summary.md list.
+	recentActions = 10
+	// reprobeEvery bounds how often a failure re-reads the environment (toolkits seen).
+	reprobeEvery = 10 * time.Second
+	probeTimeout = 5 * time.Second
+)
+
+// Probe is what the environment record reads from the desktop; platform.Desktop satisfies it.
+type Probe interface {
+	Displays(ctx context.Context) (platform.Displays, error)
+	WindowManager(ctx context.Context) (string, error)
+	Apps(ctx context.Context) ([]platform.App, error)
+}
+
+// Options configures a Recorder. Zero values mean the defaults.
+type Options struct {
+	// Root is the sessions directory (pruned by Retention).
+	Root string
+	// Sessions lets the default session roll over; nil disables rollover.
+	Sessions *session.Store
+	// Probe reads displays, window manager and toolkits for environment.json; nil leaves them out.
+	Probe Probe
+	// Version is mcec's version; Desktop says "private" or "attached".
+	Version, Desktop string
+	// MaxTraceBytes caps tool-calls.jsonl (default 8 MiB).
+	MaxTraceBytes int64
+	// RolloverCalls: the default session rolls over after this many calls (default 10000;
+	// negative: only when its trace is full).
+	RolloverCalls int
+	Retention     Retention
+	Log           *slog.Logger
+	Now           func() time.Time
+}
+
+// Recorder writes each session's evidence. It is safe for concurrent use.
+type Recorder struct {
+	opts Options
+	log  *slog.Logger
+	now  func() time.Time
+
+	mu      sync.Mutex
+	logs    map[string]*sessionLog // live sessions seen so far, by id
+	closed  bool
+	pending sync.WaitGroup // environment probes and prunes in flight
+	pruning atomic.Bool
+}
+
+var _ dispatch.Observer = (*Recorder)(nil)
+
+// New returns a recorder and prunes the sessions directory once (start-up retention).
+func New(opts Options) *Recorder {
+	if opts.MaxTraceBytes <= 0 {
+		opts.MaxTraceBytes = DefaultMaxTraceBytes
+	}
+	if opts.RolloverCalls == 0 {
+		opts.RolloverCalls = DefaultRolloverCalls
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	r := &Recorder{opts: opts, log: opts.Log, now: opts.Now, logs: map[string]*sessionLog{}}
+	r.prune()
+	return r
+}
+
+// Close waits for background work (environment probes, pruning) so that the desktop can be
+// closed after it. Calls recorded afterwards are still written; no probe starts.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.pending.Wait()
+	return nil
+}
+
+// sessionLog is the recorder's state for one session. mu serializes its writes: the trace's
+// lines are in the order calls reach the recorder, which is completion order.
+type sessionLog struct {
+	mu     sync.Mutex
+	gone   bool // finalized and dropped from the map; look the session up again
+	id     string
+	dir    string
+	state  fileState
+	env    *Environment
+	probed time.Time
+}
+
+// fileState is what session.json keeps about the recording, enough to resume it.
+type fileState struct {
+	Trace         TraceState    `json:"trace"`
+	RecentActions []ActionEntry `json:"recentActions,omitempty"`
+	Artifacts     []string      `json:"artifacts"`
+	EndedReason   string        `json:"endedReason,omitempty"`
+	LastFailure   *Failure      `json:"lastFailure,omitempty"`
+}
+
+// TraceState describes tool-calls.jsonl.
+type TraceState struct {
+	File     string `json:"file"`
+	Anchor          // lines and head
+	Bytes    int64  `json:"bytes"`
+	MaxBytes int64  `json:"maxBytes"`
+	// Truncated is set once the cap was reached; later calls are counted but not written.
+	Truncated bool `json:"truncated"`
+	// Seq is the number of the last call recorded (or counted, once truncated).
+	Seq int `json:"seq"`
+}
+
+// ActionEntry is one call in the recent-actions list.
+type ActionEntry struct {
+	Seq        int       `json:"seq"`
+	At         time.Time `json:"at"`
+	Tool       string    `json:"tool"`
+	OK         bool      `json:"ok"`
+	Category   string    `json:"category,omitempty"`
+	Code       string    `json:"code,omitempty"`
+	DurationMs float64   `json:"durationMs"`
+	// Line is the request's line in tool-calls.jsonl (0 once the trace was truncated).
+	Line int `json:"line,omitempty"`
+}
+
+// Failure is the latest failing call, as failure-summary.md reports it.
+type Failure struct {
+	ActionEntry
+	Args   json.RawMessage `json:"args,omitempty"`
+	Error  json.RawMessage `json:"error"`
+	Detail string          `json:"detail"`
+}
+
+// SessionJSON is the content of session.json.
+type SessionJSON struct {
+	SessionID       string          `json:"sessionId"`
+	StartedAt       time.Time       `json:"startedAt"`
+	UpdatedAt       time.Time       `json:"updatedAt"`
+	Ended           bool            `json:"ended"`
+	Calls           int             `json:"calls"`
+	Failures        int             `json:"failures"`
+	Truncated       bool            `json:"truncated"`
+	MCECVersion     string          `json:"mcecVersion"`
+	ActiveTarget    json.RawMessage `json:"activeTarget,omitempty"`
+	LastObservation json.RawMessage `json:"lastObservation,omitempty"`
+	LastAction      *session.Action `json:"lastAction,omitempty"`
+	LastError       json.RawMessage `json:"lastError,omitempty"`
+	fileState
+}
+
+// CallFinished implements dispatch.Observer: it appends the call to the session's trace and
+// rewrites session.json, and failure-summary.md on a failure. Evidence never fails a call:
+// problems are logged.
+func (r *Recorder) CallFinished(_ context.Context, f dispatch.Finished) {
+	if f.Session == nil {
+		// The call named an unknown session: there is no session directory to put it in.
+		return
+	}
+	for {
+		lg, fresh, err := r.logFor(f.Session)
+		if err != nil {
+			r.log.Debug("no evidence for session", "session", f.Session.ID(), "err", err)
+			return
+		}
+		if r.recordLocked(lg, f, fresh) {
+			return
+		}
+	}
+}
+
+// recordLocked records f under lg's lock (released even if recording panics, so a bug costs one
+// call's evidence, never the session). It reports false when lg was dropped meanwhile.
+func (r *Recorder) recordLocked(lg *sessionLog, f dispatch.Finished, fresh bool) bool {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	if lg.gone {
+		return false
+	}
+	r.record(lg, f, fresh)
+	return true
+}
+
+// logFor returns the session's log, creating (or resuming, from session.json) it. fresh is true
+// when the session was never recorded before.
+func (r *Recorder) logFor(s *session.Session) (*sessionLog, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if lg, ok := r.logs[s.ID()]; ok {
+		return lg, false, nil
+	}
+	dir, err := s.ArtifactDir()
+	if err != nil {
+		return nil, false, err
+	}
+	lg := &sessionLog{id: s.ID(), dir: dir}
+	lg.state.Trace = TraceState{File: TraceFile, Anchor: Anchor{Head: genesis}, MaxBytes: r.opts.MaxTraceBytes}
+	fresh := true
+	if b, err := os.ReadFile(filepath.Join(dir, SessionFile)); err == nil {
+		// A call that finished after its session ended: continue the recording where it stopped.
+		var prev SessionJSON
+		if json.Unmarshal(b, &prev) == nil && prev.Trace.Head != "" {
+			lg.state = prev.fileState
+			fresh = false
+		}
+	}
+	if !s.Status().Ended {
+		r.logs[s.ID()] = lg
+	}
+	if fresh && !r.closed {
+		r.pending.Add(1)
+		go func() {
+			defer r.pending.Done()
+			r.prune()
+		}()
+	}
+	return lg, fresh, nil
+}
+
+// record writes one call; lg.mu is held.
+func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, fresh bool) {
+	st := f.Session.Status()
+	env := f.Outcome.Envelope
+	envJSON, err := json.Marshal(env)
+	if err != nil {
+		r.log.Warn("evidence: envelope does not encode", "err", err)
+		return
+	}
+	var sc scrubbed
+	envRed := redactJSON(envJSON, &sc)
+	args := redactJSON(f.Args, nil)
+	if args == nil {
+		args = json.RawMessage("{}")
+	}
+	if sc.password {
+		args = withholdText(args)
+	}
+	var image *Redacted
+	if img := f.Outcome.Image; img != nil {
+		image = &Redacted{Redacted: "image", MIMEType: img.MIMEType, Bytes: len(img.Data)}
+		if len(sc.artifacts) > 0 {
+			image.Artifact = sc.artifacts[0]
+		}
+	}
+	ok := env.OK()
+	ms := float64(f.Duration.Microseconds()) / 1000
+
+	ts := &lg.state.Trace
+	ts.Seq++
+	entry := ActionEntry{Seq: ts.Seq, At: f.Start.UTC(), Tool: f.Tool, OK: ok, DurationMs: ms}
+	if e := env.Err(); e != nil {
+		entry.Category, entry.Code = e.Category.String(), string(e.Code)
+	}
+	if !ts.Truncated {
+		req := Line{Seq: ts.Seq, Kind: KindRequest, At: f.Start.UTC(), Tool: f.Tool, Args: args}
+		resp := Line{Seq: ts.Seq, Kind: KindResponse, At: f.Start.Add(f.Duration).UTC(), Tool: f.Tool,
+			DurationMs: &ms, OK: &ok, Envelope: envRed, Image: image}
+		if line, err := r.appendPair(lg, req, resp); err != nil {
+			r.log.Warn("evidence: trace not written", "session", lg.id, "err", err)
+		} else {
+			entry.Line = line
+		}
+	}
+	lg.state.RecentActions = append(lg.state.RecentActions, entry)
+	if n := len(lg.state.RecentActions); n > recentActions {
+		lg.state.RecentActions = slices.Clone(lg.state.RecentActions[n-recentActions:])
+	}
+	for _, a := range sc.artifacts {
+		rel := relArtifact(lg.dir, a)
+		if !slices.Contains(lg.state.Artifacts, rel) {
+			lg.state.Artifacts = append(lg.state.Artifacts, rel)
+		}
+	}
+
+	if !ok {
+		errJSON, _ := decodeGeneric(envRed)
+		var errObj json.RawMessage
+		if m, isMap := errJSON.(map[string]any); isMap {
+			errObj, _ = json.Marshal(m["error"])
+		}
+		lg.state.LastFailure = &Failure{ActionEntry: entry, Args: args, Error: errObj, Detail: env.Err().Detail}
+	}
+
+	// Session end and rollover: finalize before session.json is written.
+	ended := st.Ended
+	if !ended && r.opts.Sessions != nil && (ts.Truncated || (r.opts.RolloverCalls > 0 && st.Calls >= r.opts.RolloverCalls)) {
+		if r.opts.Sessions.RollDefault(lg.id) {
+			ended = true
+			lg.state.EndedReason = "rolled-over"
+			r.log.Info("default session rolled over", "session", lg.id, "calls", st.Calls, "traceFull", ts.Truncated)
+			st = f.Session.Status()
+		}
+	}
+	if ended && lg.state.EndedReason == "" {
+		lg.state.EndedReason = "session-end"
+	}
+	if !ok || (ended && st.Failures == 0) {
+		r.writeSummary(lg, st)
+	}
+	r.writeSession(lg, st)
+	if ended {
+		r.drop(lg)
+	}
+	if fresh || ended || (!ok && r.now().Sub(lg.probed) > reprobeEvery) {
+		lg.probed = r.now()
+		r.probe(lg)
+	}
+}
+
+// appendPair appends a request and its response (never one without the other) and returns the
+// request's line number. When the pair would pass the cap, a truncation marker is written instead
+// and the trace is closed for good.
+func (r *Recorder) appendPair(lg *sessionLog, req, resp Line) (int, error) {
+	ts := &lg.state.Trace
+	head := ts.Head
+	req.Prev = head
+	reqB, err := json.Marshal(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Prev = lineHash(reqB)
+	respB, err := json.Marshal(resp)
+	if err != nil {
+		return 0, err
+	}
+	// Room is kept for the marker so that a full trace always ends with one.
+	const markerRoom = 512
+	var buf bytes.Buffer
+	lines := 2
+	if ts.Bytes+int64(len(reqB)+len(respB)+2)+markerRoom > ts.MaxBytes {
+		mark := Line{Seq: req.Seq, Kind: KindTruncated, At: req.At, Prev: head,
+			Detail: fmt.Sprintf("trace cap of %d bytes reached: call %d and later calls are counted in session.json but not recorded", ts.MaxBytes, req.Seq)}
+		mb, err := json.Marshal(mark)
+		if err != nil {
+			return 0, err
+		}
+		buf.Write(mb)
+		buf.WriteByte('\n')
+		if err := appendFile(filepath.Join(lg.dir, TraceFile), buf.Bytes()); err != nil {
+			return 0, err
+		}
+		ts.Truncated = true
+		ts.Lines++
+		ts.Bytes += int64(buf.Len())
+		ts.Head = lineHash(mb)
+		return 0, nil
+	}
+	buf.Write(reqB)
+	buf.WriteByte('\n')
+	buf.Write(respB)
+	buf.WriteByte('\n')
+	if err := appendFile(filepath.Join(lg.dir, TraceFile), buf.Bytes()); err != nil {
+		return 0, err
+	}
+	line := ts.Lines + 1
+	ts.Lines += lines
+	ts.Bytes += int64(buf.Len())
+	ts.Head = lineHash(respB)
+	return line, nil
+}
+
+// appendFile appends b with one write, so a concurrent reader never sees half a pair.
+func appendFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	cerr := f.Close()
+	return errors.Join(werr, cerr)
+}
+
+// writeSession rewrites session.json; lg.mu is held.
+func (r *Recorder) writeSession(lg *sessionLog, st session.Status) {
+	sj := SessionJSON{
+		SessionID: st.SessionID, StartedAt: st.StartedAt, UpdatedAt: r.now().UTC(), Ended: lg.state.EndedReason != "",
+		Calls: st.Calls, Failures: st.Failures, Truncated: lg.state.Trace.Truncated, MCECVersion: r.opts.Version,
+		ActiveTarget: redactAny(st.ActiveTarget), LastObservation: redactAny(st.LastObservation),
+		LastAction: st.LastAction, LastError: redactAny(st.LastError), fileState: lg.state,
+	}
+	if sj.Artifacts == nil {
+		sj.Artifacts = []string{}
+	}
+	b, err := json.MarshalIndent(sj, "", "  ")
+	if err != nil {
+		r.log.Warn("evidence: session.json does not encode", "err", err)
+		return
+	}
+	if err := atomicfile.WriteFile(filepath.Join(lg.dir, SessionFile), append(b, '\n'), 0o600); err != nil {
+		r.log.Warn("evidence: session.json not written", "session", lg.id, "err", err)
+	}
+}
+
+// redactAny marshals v with image bytes redacted; nil stays nil.
+func redactAny(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	return redactJSON(b, nil)
+}
+
+// drop forgets an ended session; a late call re-opens its log from session.json.
+func (r *Recorder) drop(lg *sessionLog) {
+	r.mu.Lock()
+	if r.logs[lg.id] == lg {
+		delete(r.logs, lg.id)
+	}
+	r.mu.Unlock()
+	lg.gone = true
+}
+
+// live reports whether a session directory belongs to a session the recorder is recording.
+func (r *Recorder) live(dirName string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id := range r.logs {
+		if strings.HasSuffix(dirName, "-"+id) {
+			return true
+		}
+	}
+	return false
+}
+
+// prune applies the retention policy to the sessions directory, one pass at a time.
+func (r *Recorder) prune() {
+	if r.opts.Root == "" || !r.pruning.CompareAndSwap(false, true) {
+		return
+	}
+	defer r.pruning.Store(false)
+	removed, err := Prune(r.opts.Root, r.opts.Retention, r.now(), r.live)
+	for _, d := range removed {
+		r.log.Info("pruned old session directory", "dir", d)
+	}
+	if err != nil {
+		r.log.Warn("evidence: pruning sessions", "root", r.opts.Root, "err", err)
+	}
+}
+
+// relArtifact names an artifact relative to the session directory when it lies inside it.
+func relArtifact(dir, path string) string {
+	if rel, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+		return rel
+	}
+	return path
+}

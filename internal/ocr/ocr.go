@@ -1,0 +1,151 @@
+// Package ocr reads text out of pixels with Tesseract, run as a process with a deadline (the PNG
+// goes in on stdin, the text comes back on stdout). No cgo: Tesseract is a Debian package
+// (tesseract-ocr), looked up on PATH at each call.
+package ocr
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"unicode"
+
+	xdraw "golang.org/x/image/draw"
+
+	"github.com/mcec/mcec/internal/imaging"
+)
+
+// ErrUnavailable is returned when the tesseract program cannot be found.
+var ErrUnavailable = errors.New("tesseract is not installed (Debian: apt-get install tesseract-ocr)")
+
+// ErrFailed is returned when tesseract ran but failed.
+var ErrFailed = errors.New("tesseract failed")
+
+// Options tune one recognition.
+type Options struct {
+	// Binary is the program to run; "" means tesseract on PATH.
+	Binary string
+	// Language is a tesseract language code; "" means eng.
+	Language string
+	// PSM is tesseract's page segmentation mode; 0 means 11 (sparse text), which reads UI
+	// layouts, where labels are scattered and not in paragraphs, best (see docs/observation.md).
+	PSM int
+	// UpscaleMaxPixels: images of at most this many pixels are upscaled 2x before recognition
+	// (UI text is 9–12 px high; Tesseract reads best at 20–30). 0 means DefaultUpscaleMaxPixels;
+	// negative never upscales.
+	UpscaleMaxPixels int
+}
+
+// DefaultUpscaleMaxPixels bounds the 2x upscale: a 1280x800 screen is still upscaled (about 0.7 s
+// more for a whole window, see docs/observation.md); a 4K screen is not.
+const DefaultUpscaleMaxPixels = 2_000_000
+
+// Result is the recognized text.
+type Result struct {
+	Text      string // lines joined by \n, trimmed, blank lines dropped
+	LineCount int
+	WordCount int
+	Upscaled  bool
+}
+
+// Available reports whether tesseract can be run.
+func Available(o Options) error {
+	_, err := exec.LookPath(binary(o))
+	if err != nil {
+		return ErrUnavailable
+	}
+	return nil
+}
+
+func binary(o Options) string {
+	if o.Binary != "" {
+		return o.Binary
+	}
+	return "tesseract"
+}
+
+// Recognize runs tesseract on img under ctx.
+func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) {
+	bin, err := exec.LookPath(binary(o))
+	if err != nil {
+		return Result{}, ErrUnavailable
+	}
+	var res Result
+	limit := o.UpscaleMaxPixels
+	if limit == 0 {
+		limit = DefaultUpscaleMaxPixels
+	}
+	if b := img.Bounds(); b.Dx()*b.Dy() <= limit {
+		img = upscale2x(img)
+		res.Upscaled = true
+	}
+	png, err := imaging.EncodePNG(img)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: encode PNG: %v", ErrFailed, err)
+	}
+	lang := o.Language
+	if lang == "" {
+		lang = "eng"
+	}
+	psm := o.PSM
+	if psm == 0 {
+		psm = 11
+	}
+	cmd := exec.CommandContext(ctx, bin, "stdin", "stdout", "-l", lang, "--psm", strconv.Itoa(psm))
+	// One thread: OpenMP threads make small images slower, and calls run concurrently anyway.
+	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	cmd.Stdin = bytes.NewReader(png)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("%w: %w", ErrFailed, ctx.Err())
+		}
+		return Result{}, fmt.Errorf("%w: %v: %s", ErrFailed, err, lastLine(stderr.String()))
+	}
+	res.Text, res.LineCount, res.WordCount = clean(out.String())
+	return res, nil
+}
+
+// clean drops blank lines and trailing spaces (tesseract separates blocks with blank lines and
+// ends with a form feed) and lines without a letter or digit: edges, sliders and icons come back
+// as runs of dashes and underscores, which are not text. A word is a field with a letter or digit.
+func clean(s string) (text string, lines, words int) {
+	var kept []string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimRightFunc(strings.Trim(l, "\f"), unicode.IsSpace)
+		n := 0
+		for _, f := range strings.Fields(l) {
+			if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		kept = append(kept, l)
+		words += n
+	}
+	return strings.Join(kept, "\n"), len(kept), words
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// upscale2x doubles img's size with a Catmull-Rom kernel, which keeps glyph edges sharp.
+func upscale2x(img *image.RGBA) *image.RGBA {
+	b := img.Bounds()
+	dst := image.NewRGBA(image.Rect(0, 0, 2*b.Dx(), 2*b.Dy()))
+	xdraw.CatmullRom.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
+	return dst
+}

@@ -1,0 +1,651 @@
+package rawcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/inputgate"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// Defaults.
+const (
+	// MaxPending is the most commands waiting in the queue (the running one not included).
+	MaxPending = 200
+	// DefaultWait is how long send_command waits for its command to finish.
+	DefaultWait = 30 * time.Second
+	// DefaultPoll is how often the commands file is checked for changes.
+	DefaultPoll = 2 * time.Second
+	// stepLimit bounds one leaf command, so a wedged step cannot stall the queue for ever.
+	stepLimit = 60 * time.Second
+	// releaseLimit bounds releasing held input after a drop or a failure.
+	releaseLimit = 2 * time.Second
+)
+
+// Origin is who submitted a command.
+type Origin int
+
+// Origins.
+const (
+	// OriginAgent is send_command: mcec:exit is refused (the MCP client owns the server's life).
+	OriginAgent Origin = iota
+	// OriginLine is the TCP line protocol.
+	OriginLine
+)
+
+// Tools is how the engine reaches the agent tools (the daemon adapts the dispatcher).
+type Tools interface {
+	// Names lists the tools callable as commands.
+	Names() []string
+	// Call runs a tool; the error is only for an unknown tool.
+	Call(ctx context.Context, name string, args json.RawMessage) (contract.Envelope, error)
+}
+
+// Options configure an Engine. Zero values take the defaults.
+type Options struct {
+	Desktop platform.Desktop
+	Gate    *inputgate.Gate
+	Log     *slog.Logger
+	Version string
+	// StartProcess starts a program inside the desktop (program entries of commands.toml).
+	StartProcess func(cmd *exec.Cmd) (<-chan error, error)
+	// File is the commands file ("" for none). It is re-read when its mtime or size changes.
+	File string
+	// Poll is how often File is checked (DefaultPoll).
+	Poll time.Duration
+	// Wait bounds Run (DefaultWait).
+	Wait time.Duration
+	// MaxPending bounds the queue (MaxPending).
+	MaxPending int
+	// KnownKey says whether a name is an X keysym name; nil accepts any name as a key.
+	KnownKey func(string) bool
+}
+
+// Result is what a command that ran produced.
+type Result struct {
+	Command string `json:"command"`
+	// Seq is the command's place in the run order (1, 2, …).
+	Seq uint64 `json:"seq"`
+	// Steps is how many leaf commands ran.
+	Steps int `json:"steps"`
+	// Output is the text the command produced (meta commands, program starts, tool envelopes),
+	// one line per step that produced some.
+	Output string `json:"output"`
+	// Tool is the envelope when the command was exactly one agent tool call.
+	Tool *contract.Envelope `json:"-"`
+	// Exit is set by mcec:exit: the submitter exits once it has delivered the reply.
+	Exit bool `json:"-"`
+}
+
+// Ticket is an accepted command.
+type Ticket struct {
+	Seq uint64
+	// Pending is the queue length right after this command was accepted.
+	Pending int
+	// IsTool reports that the command is exactly one agent tool call.
+	IsTool bool
+	// Replies reports that the command produces output worth answering (tools, mcec:…).
+	Replies bool
+	done    chan struct{}
+	res     Result
+	err     error
+}
+
+// Done closes when the command has run (or was abandoned at shutdown).
+func (t *Ticket) Done() <-chan struct{} { return t.done }
+
+// Result is the outcome once Done is closed; the error is a *contract.Error.
+func (t *Ticket) Result() (Result, error) { return t.res, t.err }
+
+// Stats count what the queue did.
+type Stats struct {
+	Accepted, Dropped, Completed uint64
+	// HighWater is the longest the queue has been.
+	HighWater int
+}
+
+type job struct {
+	plan   *plan
+	origin Origin
+	ticket *Ticket
+}
+
+type heldItem struct {
+	key    string // X keysym name, or "" for a button
+	button platform.Button
+}
+
+// Engine runs raw commands: one dispatcher goroutine, in submission order.
+type Engine struct {
+	opts  Options
+	log   *slog.Logger
+	tools Tools
+
+	table    atomic.Pointer[Table]
+	tableErr atomic.Pointer[error]
+
+	mu      sync.Mutex
+	pending []*job
+	seq     uint64
+	stats   Stats
+	closed  bool
+
+	wake       chan struct{}
+	releaseReq chan struct{}
+	ctx        context.Context
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+
+	// Only the dispatcher goroutine touches these.
+	held     []heldItem
+	lastLeaf time.Time
+}
+
+// New builds an engine; Start makes it run.
+func New(opts Options) *Engine {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
+	}
+	if opts.Wait <= 0 {
+		opts.Wait = DefaultWait
+	}
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = MaxPending
+	}
+	if opts.Gate == nil {
+		opts.Gate = inputgate.New()
+	}
+	e := &Engine{opts: opts, log: opts.Log, wake: make(chan struct{}, 1), releaseReq: make(chan struct{}, 1)}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.table.Store(Builtins(nil))
+	return e
+}
+
+// Start loads the table (built-ins, the tools, the commands file) and starts the dispatcher and
+// the file watcher. tools may be nil.
+func (e *Engine) Start(tools Tools) {
+	e.tools = tools
+	w := &watcher{e: e}
+	w.check()
+	e.wg.Add(2)
+	go func() { defer e.wg.Done(); e.dispatch() }()
+	go func() { defer e.wg.Done(); w.run() }()
+}
+
+// Close stops the dispatcher: the running command is cancelled, pending ones fail
+// command-dropped, and held keys and buttons are released. It is idempotent.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	e.cancel()
+	e.wg.Wait()
+	return nil
+}
+
+// Table is the table in force.
+func (e *Engine) Table() *Table { return e.table.Load() }
+
+// TableError is why the commands file was last refused (nil when it loaded or there is none).
+func (e *Engine) TableError() error {
+	if p := e.tableErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Stats returns the queue counters.
+func (e *Engine) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stats
+}
+
+// Check resolves a line without running it: the error Submit would give before enqueueing.
+func (e *Engine) Check(line string) error {
+	_, err := e.prepare(line, OriginAgent)
+	return err
+}
+
+func (e *Engine) prepare(line string, origin Origin) (*plan, error) {
+	p, err := e.table.Load().resolve(line, e.opts.KnownKey)
+	if errors.Is(err, errTooBig) {
+		return nil, e.drop(line, fmt.Sprintf("it expands to more than %d commands", MaxTree))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if origin == OriginAgent {
+		for _, s := range p.steps {
+			if s.entry.Kind == EntryMeta && s.entry.Name == "mcec:exit" {
+				return nil, contract.Errorf(contract.CodeCommandDisabled,
+					"mcec:exit is served on the TCP line protocol only: the MCP client owns this server's lifetime")
+			}
+		}
+	}
+	return p, nil
+}
+
+// drop logs a refused command, asks the dispatcher to release held input, and returns the
+// command-dropped error.
+func (e *Engine) drop(line, why string) error {
+	e.mu.Lock()
+	e.stats.Dropped++
+	e.mu.Unlock()
+	e.log.Warn("raw command dropped", "command", clip(line, 80), "reason", why)
+	select {
+	case e.releaseReq <- struct{}{}:
+	default:
+	}
+	return contract.Errorf(contract.CodeCommandDropped, "%s was dropped whole because %s; none of it ran, and held keys and buttons are released", clip(line, 80), why)
+}
+
+// Submit resolves line and enqueues it. It refuses before enqueueing: unknown-command,
+// command-disabled, bad-arguments (syntax), command-dropped (tree over MaxTree, queue full,
+// shutting down).
+func (e *Engine) Submit(line string, origin Origin) (*Ticket, error) {
+	p, err := e.prepare(line, origin)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	switch {
+	case e.closed:
+		e.mu.Unlock()
+		return nil, e.drop(line, "the server is shutting down")
+	case len(e.pending) >= e.opts.MaxPending:
+		e.mu.Unlock()
+		return nil, e.drop(line, fmt.Sprintf("the queue is full (%d commands pending)", e.opts.MaxPending))
+	}
+	e.seq++
+	t := &Ticket{Seq: e.seq, done: make(chan struct{})}
+	if len(p.steps) == 1 && p.steps[0].entry.Kind == EntryTool {
+		t.IsTool = true
+	}
+	for _, s := range p.steps {
+		t.Replies = t.Replies || s.entry.Kind == EntryTool || s.entry.Kind == EntryMeta
+	}
+	e.pending = append(e.pending, &job{plan: p, origin: origin, ticket: t})
+	t.Pending = len(e.pending)
+	e.stats.Accepted++
+	e.stats.HighWater = max(e.stats.HighWater, len(e.pending))
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+	return t, nil
+}
+
+// Run submits line and waits until it ran, at most Options.Wait: then it fails
+// send-command-timeout while the command itself goes on.
+func (e *Engine) Run(ctx context.Context, line string, origin Origin) (Result, error) {
+	t, err := e.Submit(line, origin)
+	if err != nil {
+		return Result{}, err
+	}
+	timer := time.NewTimer(e.opts.Wait)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+		return t.Result()
+	case <-timer.C:
+		return Result{}, contract.Errorf(contract.CodeSendCommandTimeout,
+			"%s did not finish within %s; it is still queued or running and will complete, but its output is lost", clip(line, 80), e.opts.Wait)
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+}
+
+func (e *Engine) pop() *job {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.pending) == 0 {
+		return nil
+	}
+	j := e.pending[0]
+	e.pending[0] = nil
+	e.pending = e.pending[1:]
+	return j
+}
+
+// dispatch is the one goroutine that runs commands.
+func (e *Engine) dispatch() {
+	defer e.shutdown()
+	for {
+		select {
+		case <-e.releaseReq:
+			e.releaseHeld("a command was dropped")
+		default:
+		}
+		j := e.pop()
+		if j == nil {
+			select {
+			case <-e.wake:
+			case <-e.releaseReq:
+				e.releaseHeld("a command was dropped")
+			case <-e.ctx.Done():
+				return
+			}
+			continue
+		}
+		res, err := e.runPlan(j)
+		res.Seq = j.ticket.Seq
+		j.ticket.res, j.ticket.err = res, err
+		close(j.ticket.done)
+		e.mu.Lock()
+		e.stats.Completed++
+		e.mu.Unlock()
+		if e.ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// shutdown fails what is still queued and releases held input.
+func (e *Engine) shutdown() {
+	e.mu.Lock()
+	e.closed = true
+	rest := e.pending
+	e.pending = nil
+	e.mu.Unlock()
+	for _, j := range rest {
+		j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped: the server is shutting down", clip(j.plan.line, 80))
+		close(j.ticket.done)
+	}
+	e.releaseHeld("shutting down")
+}
+
+func (e *Engine) runPlan(j *job) (Result, error) {
+	res := Result{Command: j.plan.line}
+	var out []string
+	for i := range j.plan.steps {
+		s := &j.plan.steps[i]
+		if err := e.pace(); err != nil {
+			return res, contract.Errorf(contract.CodeCommandDropped, "%s was abandoned: the server is shutting down", clip(j.plan.line, 80))
+		}
+		o, err := e.runStep(s, &res)
+		e.lastLeaf = time.Now()
+		if err != nil {
+			e.releaseHeld("a command failed")
+			ce := asContractError(err)
+			if len(j.plan.steps) > 1 {
+				ce.Detail = fmt.Sprintf("step %d (%s): %s", i+1, clip(s.line, 60), ce.Detail)
+			}
+			return res, ce
+		}
+		res.Steps++
+		if o != "" {
+			out = append(out, o)
+		}
+	}
+	res.Output = strings.Join(out, "\n")
+	if len(j.plan.steps) != 1 {
+		res.Tool = nil
+	}
+	return res, nil
+}
+
+// pace waits out the table's pacing since the last leaf.
+func (e *Engine) pace() error {
+	d := time.Until(e.lastLeaf.Add(e.table.Load().Pacing))
+	if d <= 0 {
+		return e.ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-e.ctx.Done():
+		return e.ctx.Err()
+	}
+}
+
+func (e *Engine) runStep(s *step, res *Result) (string, error) {
+	ctx, cancel := context.WithTimeout(e.ctx, stepLimit)
+	defer cancel()
+	if s.needsInput() {
+		if e.opts.Desktop == nil {
+			return "", contract.Errorf(contract.CodeDisplayUnavailable, "no desktop to send input to")
+		}
+		release, err := e.opts.Gate.Hold(ctx)
+		if err != nil {
+			return "", err
+		}
+		defer release()
+		return "", e.input(ctx, s)
+	}
+	switch s.entry.Kind {
+	case EntryPrefix: // pause:
+		t := time.NewTimer(s.cmd.Pause)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return "", nil
+		case <-e.ctx.Done():
+			return "", contract.Errorf(contract.CodeCommandDropped, "pause abandoned: the server is shutting down")
+		}
+	case EntryMeta:
+		return e.meta(s, res)
+	case EntryProgram:
+		return e.startProgram(s)
+	case EntryTool:
+		return e.callTool(ctx, s, res)
+	}
+	return "", contract.Errorf(contract.CodeUnhandledException, "no runner for %s", s.entry.Name)
+}
+
+func (e *Engine) input(ctx context.Context, s *step) error {
+	in := e.opts.Desktop.Input()
+	switch s.cmd.Kind {
+	case KindChars:
+		return in.Type(ctx, s.cmd.Text)
+	case KindShiftDown:
+		for _, k := range s.keys {
+			if err := in.Press(ctx, k); err != nil {
+				return err
+			}
+			e.held = append(e.held, heldItem{key: k})
+		}
+		return nil
+	case KindShiftUp:
+		var errs []error
+		for i := len(s.keys) - 1; i >= 0; i-- {
+			errs = append(errs, in.Release(ctx, s.keys[i]))
+			e.forget(heldItem{key: s.keys[i]})
+		}
+		return errors.Join(errs...)
+	case KindMouse:
+		return e.mouse(ctx, in, s.cmd.Mouse)
+	}
+	return in.Chord(ctx, s.keys...) // key:, named keys and chords, keysym names
+}
+
+func (e *Engine) forget(h heldItem) {
+	for i := len(e.held) - 1; i >= 0; i-- {
+		if e.held[i] == h {
+			e.held = append(e.held[:i], e.held[i+1:]...)
+			return
+		}
+	}
+}
+
+func (e *Engine) mouse(ctx context.Context, in platform.Input, m Mouse) error {
+	switch m.Op {
+	case MouseMoveTo:
+		return in.MoveTo(ctx, platform.Point{X: m.X, Y: m.Y})
+	case MouseVScroll:
+		return in.Scroll(ctx, 0, -m.X) // vs,n: n > 0 scrolls up, as the reference's wheel delta
+	case MouseHScroll:
+		return in.Scroll(ctx, m.X, 0)
+	case MouseDrag:
+		return in.Drag(ctx, m.Path, platform.ButtonLeft)
+	}
+	p, err := in.Pointer(ctx)
+	if err != nil {
+		return err
+	}
+	switch m.Op {
+	case MouseClick:
+		return in.Click(ctx, p, m.Button, 1)
+	case MouseDouble:
+		return in.Click(ctx, p, m.Button, 2)
+	case MouseDown:
+		if err := in.ButtonDown(ctx, p, m.Button); err != nil {
+			return err
+		}
+		e.held = append(e.held, heldItem{button: m.Button})
+		return nil
+	case MouseUp:
+		e.forget(heldItem{button: m.Button})
+		return in.ButtonUp(ctx, p, m.Button)
+	case MouseMoveBy:
+		d, err := e.opts.Desktop.Displays(ctx)
+		if err != nil {
+			return err
+		}
+		b := d.VirtualBounds
+		to := platform.Point{X: min(max(p.X+m.X, b.X), b.X+b.Width-1), Y: min(max(p.Y+m.Y, b.Y), b.Y+b.Height-1)}
+		return in.MoveTo(ctx, to)
+	}
+	return fmt.Errorf("%w: mouse action %s", platform.ErrUnsupported, m.Op)
+}
+
+// releaseHeld lets go of every key and button the engine's commands left down, newest first, on
+// a fresh context: whatever ended the command may also have ended its context.
+func (e *Engine) releaseHeld(why string) {
+	if len(e.held) == 0 || e.opts.Desktop == nil {
+		e.held = nil
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), releaseLimit)
+	defer cancel()
+	if release, err := e.opts.Gate.Hold(ctx); err == nil {
+		defer release()
+	}
+	in := e.opts.Desktop.Input()
+	var names []string
+	for i := len(e.held) - 1; i >= 0; i-- {
+		h := e.held[i]
+		var err error
+		if h.key != "" {
+			names = append(names, h.key)
+			err = in.Release(ctx, h.key)
+		} else {
+			names = append(names, fmt.Sprintf("button%d", h.button))
+			var p platform.Point
+			if p, err = in.Pointer(ctx); err == nil {
+				err = in.ButtonUp(ctx, p, h.button)
+			}
+		}
+		if err != nil {
+			e.log.Warn("releasing held input", "what", names[len(names)-1], "err", err)
+		}
+	}
+	e.held = nil
+	e.log.Info("released held input", "reason", why, "released", names)
+}
+
+func (e *Engine) meta(s *step, res *Result) (string, error) {
+	switch s.entry.Name {
+	case "mcec:ver":
+		return "mcec " + e.opts.Version, nil
+	case "mcec:time":
+		return time.Now().Format(time.RFC3339), nil
+	case "mcec:cmds":
+		var names []string
+		for _, en := range e.table.Load().Entries() {
+			if en.Enabled {
+				names = append(names, en.Name)
+			}
+		}
+		if err := e.TableError(); err != nil {
+			names = append(names, "# commands file refused: "+err.Error())
+		}
+		return strings.Join(names, "\n"), nil
+	case "mcec:exit":
+		res.Exit = true
+		return "mcec exiting", nil
+	}
+	return "", contract.Errorf(contract.CodeUnknownCommand, "%s is not a command", s.entry.Name)
+}
+
+func (e *Engine) startProgram(s *step) (string, error) {
+	if e.opts.StartProcess == nil {
+		return "", contract.Errorf(contract.CodeLaunchFailed, "%s: this server cannot start programs", s.entry.Name)
+	}
+	argv := s.entry.Program
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return "", contract.Errorf(contract.CodeLaunchFailed, "%s: %v", s.entry.Name, err)
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	if home, err := os.UserHomeDir(); err == nil {
+		cmd.Dir = home
+	}
+	if _, err := e.opts.StartProcess(cmd); err != nil {
+		return "", contract.Errorf(contract.CodeLaunchFailed, "%s: %v", s.entry.Name, err)
+	}
+	return fmt.Sprintf("started %s (pid %d)", argv[0], cmd.Process.Pid), nil
+}
+
+func (e *Engine) callTool(ctx context.Context, s *step, res *Result) (string, error) {
+	if e.tools == nil {
+		return "", contract.Errorf(contract.CodeUnknownCommand, "%s: agent tools are not available here", s.entry.Name)
+	}
+	args := s.cmd.Args
+	if args == nil {
+		args = json.RawMessage("{}")
+	}
+	env, err := e.tools.Call(ctx, s.cmd.Name, args)
+	if err != nil {
+		return "", contract.Errorf(contract.CodeUnknownCommand, "%s: %v", s.cmd.Name, err)
+	}
+	res.Tool = &env
+	b, err := json.Marshal(env)
+	if err != nil {
+		return "", err
+	}
+	if !env.OK() {
+		ce := *env.Err()
+		ce.Detail = s.cmd.Name + ": " + ce.Detail
+		return "", &ce
+	}
+	return string(b), nil
+}
+
+// asContractError maps a step's failure onto the contract. Contract errors pass; a platform
+// refusal of the arguments is bad-arguments.
+func asContractError(err error) *contract.Error {
+	var ce *contract.Error
+	if errors.As(err, &ce) {
+		c := *ce
+		return &c
+	}
+	code := contract.CodeUnhandledException
+	switch {
+	case errors.Is(err, platform.ErrUnsupported), errors.Is(err, platform.ErrBadValue):
+		code = contract.CodeBadArguments
+	case errors.Is(err, platform.ErrDisplayUnavailable):
+		code = contract.CodeDisplayUnavailable
+	case errors.Is(err, context.Canceled):
+		code = contract.CodeCommandDropped
+	case errors.Is(err, context.DeadlineExceeded):
+		code = contract.CodeSendCommandTimeout
+	}
+	return contract.Errorf(code, "%v", err)
+}

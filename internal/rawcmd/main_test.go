@@ -1,0 +1,10 @@
+package rawcmd
+
+import (
+	"os"
+	"testing"
+
+	"github.com/mcec/mcec/internal/testdesk"
+)
+
+func TestMain(m *testing.M) { os.Exit(testdesk.Main(m)) }

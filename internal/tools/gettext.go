@@ -1,0 +1,93 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/imaging"
+	"github.com/mcec/mcec/internal/ocr"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// ocrDeadline bounds one tesseract run (a full 1280x800 screen takes about a second).
+const ocrDeadline = 30 * time.Second
+
+type getTextArgs struct {
+	WindowTarget
+	Region *Region `json:"region,omitempty" jsonschema:"Rectangle to read: absolute screen pixels, or relative to the window when a window target is given. Without region and target: the whole screen."`
+}
+
+type getTextResult struct {
+	Text      string `json:"text"`
+	LineCount int    `json:"lineCount"`
+	WordCount int    `json:"wordCount"`
+	// Region is what was read: window-relative with a window target, else absolute.
+	Region platform.Rect `json:"region"`
+	Window *WindowInfo   `json:"window,omitempty"`
+}
+
+func getTextTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[getTextArgs]{
+		Name:  "get-text",
+		Title: "Read text from pixels (OCR)",
+		Description: "Recognize the text in a window (its own pixels) or a region with Tesseract OCR: text, lineCount, " +
+			"wordCount. For apps without an accessibility tree, canvases and images; prefer query/find when the " +
+			"tree has the text. A small region reads faster and better than a whole window. A blank region fails " +
+			"capture-blank; no readable text fails ocr-no-text.",
+		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Result:      getTextResult{},
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds,
+			contract.CodeFrameAllBlack, contract.CodeFrameMostlyBlank, contract.CodeOCRNoText, contract.CodeOCRUnavailable,
+			contract.CodeCaptureFailed}),
+		Warnings: []contract.Code{contract.WarnMinimizedWindow, contract.WarnRegionClamped, contract.WarnCaptureFallback},
+		Run: func(ctx context.Context, call *catalog.Call, in *getTextArgs) (*catalog.Response, error) {
+			if err := ocr.Available(ocr.Options{}); err != nil {
+				return nil, contract.Errorf(contract.CodeOCRUnavailable,
+					"OCR needs Tesseract, which is not installed on the mcec host: apt-get install tesseract-ocr (Debian/Ubuntu)")
+			}
+			resp := &catalog.Response{}
+			src, err := newPixelSource(ctx, env, call, in.WindowTarget, in.Region, resp)
+			if err != nil {
+				return resp, err
+			}
+			img, wc, err := src.grab(ctx)
+			if err != nil {
+				return resp, err
+			}
+			src.windowWarnings(ctx, wc, resp, "the window was minimized; it was restored to read it")
+			region := platform.Rect{Width: img.Bounds().Dx(), Height: img.Bounds().Dy()}
+			if src.region != nil {
+				region = *src.region
+			}
+			if blank := imaging.Blank(img); blank.Blank {
+				code, what := contract.CodeFrameMostlyBlank, "mostly one colour"
+				if blank.DominantIsDark {
+					code, what = contract.CodeFrameAllBlack, "all black"
+				}
+				return resp, contract.Errorf(code, "the area %+v is %s (%.2f%% one colour): there is no text to read",
+					region, what, blank.DominantFraction*100)
+			}
+			octx, cancel := context.WithTimeout(ctx, ocrDeadline)
+			defer cancel()
+			got, err := ocr.Recognize(octx, img, ocr.Options{})
+			if errors.Is(err, ocr.ErrUnavailable) {
+				return resp, contract.Errorf(contract.CodeOCRUnavailable, "OCR needs Tesseract: apt-get install tesseract-ocr")
+			}
+			if err != nil {
+				return resp, contract.Errorf(contract.CodeCaptureFailed, "OCR of %+v: %v", region, err)
+			}
+			if got.WordCount == 0 {
+				return resp, contract.Errorf(contract.CodeOCRNoText,
+					"no readable text in %+v; capture it to look, or read a tighter region", region)
+			}
+			res := getTextResult{Text: got.Text, LineCount: got.LineCount, WordCount: got.WordCount, Region: region, Window: src.window}
+			resp.Result = res
+			resp.Observation = observation("get-text", res)
+			return resp, nil
+		},
+	})
+}

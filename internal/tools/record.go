@@ -1,0 +1,203 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"image"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/recorder"
+)
+
+// defaultOneShot is the length of a one-shot recording without durationMs.
+const defaultOneShot = 3 * time.Second
+
+type recordArgs struct {
+	WindowTarget
+	Region     *Region `json:"region,omitempty" jsonschema:"Rectangle to record: absolute screen pixels, or relative to the window when a window target is given. Without region and target: the whole screen."`
+	Action     string  `json:"action,omitempty" jsonschema:"oneshot (default: record durationMs and return the GIF), start (begin recording and return at once), or stop (end the recording and return the GIF)."`
+	FPS        int     `json:"fps,omitempty" jsonschema:"Frames per second (default 5, at most 30)."`
+	DurationMs int     `json:"durationMs,omitempty" jsonschema:"oneshot: how long to record (default 3000). start: stop by itself after this long. At most 60000."`
+	MaxWidth   int     `json:"maxWidth,omitempty" jsonschema:"Downscale frames to at most this width (default and at most 1280)."`
+	File       string  `json:"file,omitempty" jsonschema:"Write the GIF here instead of the session's artifact directory."`
+}
+
+// recordTarget says what is being recorded.
+type recordTarget struct {
+	Window *WindowInfo    `json:"window,omitempty"`
+	Region *platform.Rect `json:"region,omitempty"`
+}
+
+type recordResult struct {
+	// State is "recording" after start, "stopped" once the GIF is written.
+	State      string `json:"state"`
+	File       string `json:"file"`
+	Frames     int    `json:"frames"`
+	DurationMs int64  `json:"durationMs"`
+	FPS        int    `json:"fps"`
+	Width      int    `json:"width"`
+	Height     int    `json:"height"`
+	Bytes      int    `json:"bytes"`
+	// StopReason: stopped, duration, max-duration, max-frames, max-memory or grab-failed.
+	StopReason   string       `json:"stopReason,omitempty"`
+	StopDetail   string       `json:"stopDetail,omitempty"`
+	SkippedTicks int          `json:"skippedTicks,omitempty"`
+	Target       recordTarget `json:"target"`
+	// MaxDurationMs (start) is when the recording stops by itself.
+	MaxDurationMs int64 `json:"maxDurationMs,omitempty"`
+}
+
+func recordTool(env *Env) *catalog.Tool {
+	if env.Recordings == nil {
+		env.Recordings = recorder.NewManager(recorder.DefaultLimits)
+	}
+	return catalog.Define(catalog.Spec[recordArgs]{
+		Name:  "record",
+		Title: "Record an animated GIF",
+		Description: "Record a window (its own pixels) or a screen region as a looping animated GIF. oneshot records " +
+			"durationMs (3000) and returns the file; start returns at once and stop returns the file. fps 5 by " +
+			"default; clamped to 30 fps, 60 s, 600 frames and 1280 px wide (warning limits-clamped). One recording " +
+			"at a time per server. A recording that stopped at a limit is returned by the next stop. The GIF is " +
+			"written to the session's artifact directory unless file is given; no image bytes are returned.",
+		Annotations: catalog.Annotations{ReadOnly: true, OpenWorld: true},
+		Result:      recordResult{},
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeRecordingInProgress,
+			contract.CodeNoRecording, contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed,
+			contract.CodeRecordNoFrames, contract.CodeRecordWriteFailed}),
+		Warnings: []contract.Code{contract.WarnLimitsClamped, contract.WarnUnfetchedRecordingDiscarded, contract.WarnRegionClamped,
+			contract.WarnMinimizedWindow, contract.WarnCaptureFallback},
+		Run: func(ctx context.Context, call *catalog.Call, in *recordArgs) (*catalog.Response, error) {
+			switch in.Action {
+			case "", "oneshot", "start":
+				return startRecording(ctx, env, call, in)
+			case "stop":
+				if !in.WindowTarget.empty() || in.Region != nil {
+					return nil, contract.Errorf(contract.CodeBadArguments, "stop takes no target or region: it stops the running recording")
+				}
+				res, err := env.Recordings.Take()
+				if errors.Is(err, recorder.ErrNone) {
+					return nil, contract.Errorf(contract.CodeNoRecording, "no recording is running or waiting to be fetched; start one with action start")
+				}
+				return recordResponse(res, &catalog.Response{})
+			}
+			return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not oneshot, start or stop", in.Action)
+		},
+	})
+}
+
+func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recordArgs) (*catalog.Response, error) {
+	switch {
+	case in.FPS < 0:
+		return nil, contract.Errorf(contract.CodeBadArguments, "fps must be positive, got %d", in.FPS)
+	case in.DurationMs < 0:
+		return nil, contract.Errorf(contract.CodeBadArguments, "durationMs must be positive, got %d", in.DurationMs)
+	case in.MaxWidth < 0:
+		return nil, contract.Errorf(contract.CodeBadArguments, "maxWidth must be positive, got %d", in.MaxWidth)
+	}
+	oneShot := in.Action != "start"
+	o := recorder.Options{FPS: in.FPS, Duration: time.Duration(in.DurationMs) * time.Millisecond, MaxWidth: in.MaxWidth}
+	if oneShot && o.Duration == 0 {
+		o.Duration = defaultOneShot
+	}
+	resp := &catalog.Response{}
+	limits := env.Recordings.Limits()
+	if changed := limits.Clamp(&o); len(changed) > 0 {
+		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnLimitsClamped,
+			"clamped to the operator limits (%d fps, %v, %d frames, %d px wide): %s",
+			limits.MaxFPS, limits.MaxDuration, limits.MaxFrames, limits.MaxWidth, strings.Join(changed, "; ")))
+	}
+	src, err := newPixelSource(ctx, env, call, in.WindowTarget, in.Region, resp)
+	if err != nil {
+		return resp, err
+	}
+	if o.Path, err = recordPath(call, in.File); err != nil {
+		return resp, err
+	}
+	target := recordTarget{Window: src.window, Region: src.region}
+	o.Meta = target
+
+	var first platform.WindowCapture
+	firstDone := false
+	grab := func(ctx context.Context) (*image.RGBA, error) {
+		img, wc, err := src.grab(ctx)
+		if !firstDone {
+			first, firstDone = wc, true // Start grabs the first frame on this goroutine
+		}
+		return img, err
+	}
+	rec, discarded, err := env.Recordings.Begin(ctx, grab, o)
+	switch {
+	case errors.Is(err, recorder.ErrInProgress):
+		return resp, contract.Errorf(contract.CodeRecordingInProgress,
+			"a recording is already running; stop it first (action stop) — only one recording runs at a time")
+	case errors.Is(err, recorder.ErrNoFrames):
+		var ce *contract.Error
+		if errors.As(err, &ce) && ce.Category != contract.Internal {
+			return resp, ce // window-closed, region-out-of-bounds…: more useful than record-no-frames
+		}
+		return resp, contract.Errorf(contract.CodeRecordNoFrames, "the recording got no frame: %v", err)
+	case err != nil:
+		return resp, contract.Errorf(contract.CodeRecordNoFrames, "the recording could not start: %v", err)
+	}
+	src.windowWarnings(ctx, first, resp, "the window was minimized; it was restored to record it")
+	target.Window = src.window
+	if discarded != nil {
+		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnUnfetchedRecordingDiscarded,
+			"an earlier recording stopped at a limit and was never fetched with stop; its result is discarded (its file stays on disk)"))
+	}
+
+	if !oneShot {
+		w, h := rec.Size()
+		limit := o.Duration
+		if limit == 0 {
+			limit = limits.MaxDuration
+		}
+		resp.Result = recordResult{State: "recording", File: o.Path, Frames: 1, FPS: o.FPS, Width: w, Height: h,
+			Target: target, MaxDurationMs: limit.Milliseconds()}
+		return resp, nil
+	}
+	select {
+	case <-rec.Done():
+	case <-ctx.Done(): // the caller gave up: stop early, the GIF is still written
+	}
+	res := rec.Stop()
+	env.Recordings.Release(rec)
+	return recordResponse(res, resp)
+}
+
+// recordPath is where the GIF goes: file as given (its directory must exist), or a fresh
+// artifact in the session's directory.
+func recordPath(call *catalog.Call, file string) (string, error) {
+	if file != "" {
+		if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
+			return "", contract.Errorf(contract.CodeRecordWriteFailed, "cannot write %s: its directory does not exist", file)
+		}
+		return file, nil
+	}
+	path, err := call.Session.ArtifactPath("record", "gif")
+	if err != nil {
+		return "", contract.Errorf(contract.CodeRecordWriteFailed, "no place for the GIF (give file): %v", err)
+	}
+	return path, nil
+}
+
+func recordResponse(r recorder.Result, resp *catalog.Response) (*catalog.Response, error) {
+	target, _ := r.Meta.(recordTarget)
+	if r.WriteErr != nil {
+		return resp, contract.Errorf(contract.CodeRecordWriteFailed, "the recording of %d frames could not be written to %s: %v",
+			r.Frames, r.File, r.WriteErr)
+	}
+	res := recordResult{State: "stopped", File: r.File, Frames: r.Frames, DurationMs: r.Duration.Milliseconds(), FPS: r.FPS,
+		Width: r.Width, Height: r.Height, Bytes: r.Bytes, StopReason: r.StopReason, StopDetail: r.StopDetail,
+		SkippedTicks: r.SkippedTicks, Target: target}
+	resp.Result = res
+	resp.Observation = observation("record", res)
+	return resp, nil
+}
