@@ -192,17 +192,10 @@ func (s *Session) artifactDirLocked() (string, error) {
 // SaveCapture writes a capture's PNG as capture-<yyyyMMdd-HHmmssfff>-<n>.png in the artifact
 // directory and returns its path.
 func (s *Session) SaveCapture(png []byte) (string, error) {
-	s.mu.Lock()
-	dir, err := s.artifactDirLocked()
-	s.captureSeq++
-	n := s.captureSeq
-	s.mu.Unlock()
+	path, err := s.ArtifactPath("capture", "png")
 	if err != nil {
 		return "", err
 	}
-	stamp := s.store.now().UTC().Format("20060102-150405.000")
-	name := fmt.Sprintf("capture-%s%s-%d.png", stamp[:15], stamp[16:], n)
-	path := filepath.Join(dir, name)
 	if err := atomicfile.WriteFile(path, png, 0o600); err != nil {
 		return "", err
 	}
