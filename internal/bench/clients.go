@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// envelope is the part of mcec's answer the benchmark checks.
+type envelope struct {
+	OK     bool            `json:"ok"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code   string `json:"code"`
+		Detail string `json:"detail"`
+	} `json:"error"`
+}
+
+func (e *envelope) err() error {
+	if e.OK {
+		return nil
+	}
+	if e.Error == nil {
+		return fmt.Errorf("not ok, without an error")
+	}
+	return fmt.Errorf("%s: %s", e.Error.Code, e.Error.Detail)
+}
+
+// caller calls one mcec tool and returns its envelope.
+type caller interface {
+	call(ctx context.Context, tool string, args any) (*envelope, error)
+}
+
+// mcpCaller calls through an MCP client session (stdio or streamable HTTP).
+type mcpCaller struct{ cs *mcp.ClientSession }
+
+func connectMCP(ctx context.Context, t mcp.Transport) (*mcpCaller, error) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcec-bench", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpCaller{cs: cs}, nil
+}
+
+func (m *mcpCaller) call(ctx context.Context, tool string, args any) (*envelope, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := m.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			var env envelope
+			if err := json.Unmarshal([]byte(tc.Text), &env); err != nil {
+				return nil, fmt.Errorf("%s: envelope: %w", tool, err)
+			}
+			return &env, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: no text content in the result", tool)
+}
+
+// facadeCaller calls POST /v1/tools/{tool}.
+type facadeCaller struct {
+	base   string
+	client *http.Client
+}
+
+func newFacade(base string) *facadeCaller {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	return &facadeCaller{base: base, client: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
+}
+
+func (f *facadeCaller) call(ctx context.Context, tool string, args any) (*envelope, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	body, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.base+"/v1/tools/"+tool, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: HTTP %d: %s", tool, resp.StatusCode, b)
+	}
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, fmt.Errorf("%s: envelope: %w", tool, err)
+	}
+	return &env, nil
+}
+
+// callOK calls and fails unless the envelope is ok; it decodes the result into out when given.
+func callOK(ctx context.Context, c caller, tool string, args any, out any) error {
+	env, err := c.call(ctx, tool, args)
+	if err != nil {
+		return err
+	}
+	if err := env.err(); err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(env.Result, out); err != nil {
+			return fmt.Errorf("%s: result: %w", tool, err)
+		}
+	}
+	return nil
+}
+
+func jsonInto(raw json.RawMessage, out any) error { return json.Unmarshal(raw, out) }

@@ -1,0 +1,179 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type queryResult struct {
+	Window    windowInfo `json:"window"`
+	NodeCount int        `json:"nodeCount"`
+	Truncated bool       `json:"truncated"`
+	Tree      struct {
+		Name string `json:"name"`
+	} `json:"tree"`
+}
+
+// query runs one query over stdio MCP.
+func (s *suite) query(args map[string]any) (queryResult, error) {
+	var res queryResult
+	ctx, cancel := s.callCtx()
+	defer cancel()
+	err := callOK(ctx, s.stdio, "query", args, &res)
+	return res, err
+}
+
+// walker is the warm pyatspi process.
+type walker struct {
+	p   *proc
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func (s *suite) startWalker() (*walker, error) {
+	cmd := command(s.env, debianPython, filepath.Join(s.tmp, "walk.py"))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p, err := startProc(cmd)
+	if err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, p)
+	return &walker{p: p, in: in, out: bufio.NewReader(out)}, nil
+}
+
+// walk asks for one walk of pid's frame and returns the node count it read.
+func (w *walker) walk(ctx context.Context, pid int, frame string) (int, error) {
+	type answer struct {
+		line string
+		err  error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		if _, err := fmt.Fprintf(w.in, "walk %d %s\n", pid, frame); err != nil {
+			ch <- answer{err: err}
+			return
+		}
+		line, err := w.out.ReadString('\n')
+		ch <- answer{line: strings.TrimSpace(line), err: err}
+	}()
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			return 0, a.err
+		}
+		n, err := strconv.Atoi(a.line)
+		if err != nil {
+			return 0, fmt.Errorf("pyatspi walk: %s", a.line)
+		}
+		return n, nil
+	case <-ctx.Done():
+		w.p.stop()
+		return 0, fmt.Errorf("pyatspi walk: %w", ctx.Err())
+	}
+}
+
+// fullTree is a query large enough for the whole frame subtree (the server's caps are 64 levels
+// and 20,000 nodes).
+func fullTree(target map[string]any) map[string]any {
+	args := map[string]any{"maxDepth": 64, "maxNodes": 20000}
+	for k, v := range target {
+		args[k] = v
+	}
+	return args
+}
+
+func (s *suite) benchTree() error {
+	args := fullTree(map[string]any{"process": "gtk3-widget-factory"})
+	// The first query also waits out the application's start-up (its tree fills in after the
+	// window maps).
+	var res queryResult
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var err error
+		res, err = s.query(args)
+		if err == nil && res.NodeCount > 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("query never answered a tree: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond) // bounded poll for the application's tree to appear
+	}
+	if res.Truncated {
+		return fmt.Errorf("query of gtk3-widget-factory was truncated at %d nodes", res.NodeCount)
+	}
+	w, err := s.startWalker()
+	if err != nil {
+		return err
+	}
+	pid, frame := res.Window.ProcessID, res.Tree.Name
+	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Minute)
+	defer cancel()
+	// gtk3-widget-factory keeps adding nodes for a moment after its window maps: compare until
+	// both sides agree (or give up and say so).
+	var pyCount int
+	deadline = time.Now().Add(15 * time.Second)
+	for {
+		if pyCount, err = w.walk(ctx, pid, frame); err != nil {
+			return err
+		}
+		if pyCount == res.NodeCount {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("node counts differ: query %d, pyatspi %d (frame %q)", res.NodeCount, pyCount, frame)
+		}
+		time.Sleep(300 * time.Millisecond) // bounded poll for the tree to settle
+		if res, err = s.query(args); err != nil {
+			return err
+		}
+	}
+	ours, err := measure(s.opt.Warm, s.opt.Reps, timed(func() error {
+		r, err := s.query(args)
+		if err == nil && r.NodeCount != pyCount {
+			err = fmt.Errorf("query returned %d nodes, pyatspi %d", r.NodeCount, pyCount)
+		}
+		return err
+	}))
+	if err != nil {
+		return err
+	}
+	theirs, err := measure(s.opt.Warm, s.opt.Reps, timed(func() error {
+		n, err := w.walk(ctx, pid, frame)
+		if err == nil && n != pyCount {
+			err = fmt.Errorf("pyatspi walked %d nodes, before %d", n, pyCount)
+		}
+		return err
+	}))
+	if err != nil {
+		return err
+	}
+	r := ratioRow(fmt.Sprintf("`query` gtk3-widget-factory, all fields (%d nodes), stdio MCP", pyCount),
+		"pyatspi walk (role, name, states, extents), warm process", ours.median(), theirs.median(), 5,
+		fmt.Sprintf("aim < 30 ms: %s", yesNo(ours.median() < 30*time.Millisecond)))
+	s.add(r)
+	w.p.stop()
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
