@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -306,13 +307,36 @@ func TestStdioSurvivesMalformedLines(t *testing.T) {
 
 var listening = regexp.MustCompile(`serving MCP at (http://[^ ]+)/mcp`)
 
-func TestHTTP(t *testing.T) {
-	cmd := mcecCmd(t, "serve", "--port", "0", "--launch", "gtk3-widget-factory")
-	stderr, _ := cmd.StderrPipe()
+// startServe runs `mcec serve --port 0 ARGS…` on its own private desktop and returns the command
+// and the server's base URL. When the test ends the server is stopped with SIGTERM, and every
+// process of its desktop must be gone; its log is shown if the test failed.
+func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := mcecCmd(t, append([]string{"serve", "--port", "0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var children []int
+	var (
+		mu       sync.Mutex
+		log      bytes.Buffer
+		children []int
+	)
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- m[1]
+			}
+		}
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan error, 1)
@@ -324,25 +348,24 @@ func TestHTTP(t *testing.T) {
 			t.Errorf("mcec serve did not stop on SIGTERM")
 		}
 		assertGone(t, children)
-	})
-	urlc := make(chan string, 1)
-	var log bytes.Buffer
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			log.WriteString(sc.Text() + "\n")
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				urlc <- m[1]
-			}
+		if t.Failed() {
+			mu.Lock()
+			t.Logf("server log:\n%s", log.String())
+			mu.Unlock()
 		}
-	}()
-	var base string
+	})
 	select {
-	case base = <-urlc:
+	case base := <-urlc:
+		children = childPIDs(cmd.Process.Pid)
+		return cmd, base
 	case <-time.After(30 * time.Second):
-		t.Fatalf("mcec serve did not start")
+		t.Fatal("mcec serve did not start")
 	}
-	children = childPIDs(cmd.Process.Pid)
+	return nil, ""
+}
+
+func TestHTTP(t *testing.T) {
+	_, base := startServe(t, "--launch", "gtk3-widget-factory")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -389,9 +412,6 @@ func TestHTTP(t *testing.T) {
 		t.Fatalf("mcec call --server: %v", err)
 	}
 	contracttest.Check(t, bytes.TrimSpace(out))
-	if t.Failed() {
-		t.Logf("server log:\n%s", log.String())
-	}
 }
 
 func TestCallCommand(t *testing.T) {

@@ -1,15 +1,12 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcec/mcec/contract/contracttest"
 )
@@ -17,42 +14,12 @@ import (
 // TestBundleAndReplayAgainstServer records a session through the façade of a running mcec serve,
 // verifies its bundle, and replays it against the same server with mcec replay --server.
 func TestBundleAndReplayAgainstServer(t *testing.T) {
-	cmd := mcecCmd(t, "serve", "--port", "0", "--launch", "gtk3-widget-factory")
+	cmd, base := startServe(t, "--launch", "gtk3-widget-factory")
 	var sessionsDir string
 	for _, kv := range cmd.Env {
 		if v, ok := strings.CutPrefix(kv, "MCEC_SESSIONS_DIR="); ok {
 			sessionsDir = v
 		}
-	}
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("mcec serve did not stop on SIGTERM")
-		}
-	})
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				urlc <- m[1]
-			}
-		}
-	}()
-	var base string
-	select {
-	case base = <-urlc:
-	case <-time.After(30 * time.Second):
-		t.Fatal("mcec serve did not start")
 	}
 	post := func(tool string, args map[string]any) map[string]any {
 		t.Helper()

@@ -28,7 +28,7 @@ func clipboardTool(env *Env) *catalog.Tool {
 		Title: "Read or set the clipboard",
 		Description: "get returns the CLIPBOARD selection as text; set puts text on it (mcec owns the selection until " +
 			"another application takes it). length counts characters.",
-		Annotations: catalog.Annotations{Destructive: true}, // set replaces what the user had copied
+		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true}, // set replaces what the user had copied
 		Result:      clipboardResult{},
 		Errors:      []contract.Code{contract.CodeActionUnknown, contract.CodeClipboardTextMissing},
 		Run: func(ctx context.Context, call *catalog.Call, in *clipboardArgs) (*catalog.Response, error) {

@@ -66,7 +66,7 @@ func recordTool(env *Env) *catalog.Tool {
 			"default; clamped to 30 fps, 60 s, 600 frames and 1280 px wide (warning limits-clamped). One recording " +
 			"at a time per server. A recording that stopped at a limit is returned by the next stop. The GIF is " +
 			"written to the session's artifact directory unless file is given; no image bytes are returned.",
-		Annotations: catalog.Annotations{ReadOnly: true, OpenWorld: true},
+		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true}, // start takes the one slot and discards an unfetched recording
 		Result:      recordResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeRecordingInProgress,
 			contract.CodeNoRecording, contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed,

@@ -42,7 +42,7 @@ func windowTool(env *Env) *catalog.Tool {
 		Title: "Manage a window",
 		Description: "Move, resize, minimize, maximize, restore or bring a window to the foreground through the window " +
 			"manager, and return the window as it is afterwards.",
-		Annotations: catalog.Annotations{OpenWorld: true},
+		Annotations: catalog.Annotations{Idempotent: true, OpenWorld: true}, // every action sets an absolute state
 		Result:      windowResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeForegroundNotSet,
 			contract.CodeTargetElevated}),
