@@ -10,9 +10,11 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # detector). tesseract-ocr is get-text's OCR engine.
 DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3-examples tesseract-ocr
 TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev
+# What make bench compares mcec with: pyatspi, ImageMagick (import, convert), xdotool, xwd.
+BENCH_PACKAGES   := $(TEST_PACKAGES) python3-pyatspi imagemagick xdotool x11-apps
 export CGO_ENABLED := 0
 
-.PHONY: all deps test-deps build run test lint fmt-check vet staticcheck clean
+.PHONY: all deps test-deps clients-deps build run test fuzz lint fmt-check vet staticcheck bench microbench clean
 
 all: build
 
@@ -21,6 +23,11 @@ deps:
 
 test-deps:
 	@scripts/install-deps.sh $(TEST_PACKAGES)
+
+# The real MCP clients cmd/mcec's tests drive (conformance suite, Inspector, TypeScript SDK, on
+# Node 22), pinned by test/clients/package-lock.json; a no-op when already installed.
+clients-deps:
+	@scripts/install-clients.sh
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcec
@@ -31,8 +38,33 @@ run: deps build
 	$(BIN) serve --headless --launch gtk3-widget-factory
 
 # Every test, against real private desktops (one per test package), plus format and static checks.
-test: test-deps lint
+test: test-deps clients-deps lint
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./...
+	$(MAKE) fuzz
+	@$(MAKE) --no-print-directory microbench
+
+# The hot paths' micro-benchmarks, briefly (3 iterations each), so a slowdown shows in review:
+# envelope encode, blank check, PNG encode, and the tree read of gtk3-widget-factory.
+microbench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./contract ./internal/imaging
+	$(GO) test -run '^$$' -bench 'TreeWidgetFactory$$' -benchtime 3x ./internal/platform/atspi
+
+# mcec side by side with pyatspi, ImageMagick, xwd, xdotool and polling loops, on a private
+# desktop; prints the table and writes docs/performance.md (docs/performance.md says how).
+bench: build
+	@scripts/install-deps.sh $(BENCH_PACKAGES)
+	$(GO) run ./cmd/mcec-bench -mcec $(BIN)
+
+# Each fuzz target in a package that needs no desktop, FUZZTIME each (Go fuzzes one target per
+# run). Their seed corpora (testdata/fuzz) also run as plain tests in `go test ./...`.
+FUZZTIME ?= 5s
+FUZZ_TARGETS := FuzzStdioFraming:./internal/transport FuzzFacade:./internal/transport \
+	FuzzParseAddr:./internal/transport FuzzToolArgs:./internal/tools/argfuzz
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) "$${t#*:}"; \
+	done
 
 lint: fmt-check vet staticcheck
 

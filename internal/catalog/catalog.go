@@ -78,6 +78,19 @@ type Tool struct {
 	// and the guidance coverage test).
 	Errors   []contract.Code
 	Warnings []contract.Code
+
+	// decode checks and decodes arguments without running the tool (set by Define).
+	decode func(args json.RawMessage) error
+}
+
+// DecodeForTest runs only the argument check and decoding a Define'd tool's handler starts
+// with, so fuzz tests can exercise every tool's parsing without a desktop. It returns nil for
+// tools not built with Define.
+func DecodeForTest(t *Tool, args json.RawMessage) error {
+	if t.decode == nil {
+		return nil
+	}
+	return t.decode(args)
 }
 
 // Catalog is an ordered set of tools. Build it once at start-up; it is read-only afterwards.
@@ -171,6 +184,7 @@ func Define[In any](spec Spec[In]) *Tool {
 		Name: spec.Name, Title: spec.Title, Description: spec.Description,
 		Annotations: spec.Annotations, InputSchema: raw, ManagesSessions: spec.ManagesSessions,
 		ResultSchema: resultSchema, Errors: spec.Errors, Warnings: spec.Warnings,
+		decode: func(args json.RawMessage) error { return decodeArgs(resolved, args, new(In)) },
 		Handler: func(ctx context.Context, call *Call, args json.RawMessage) (*Response, error) {
 			in := new(In)
 			if err := decodeArgs(resolved, args, in); err != nil {

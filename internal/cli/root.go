@@ -49,6 +49,7 @@ type globalOptions struct {
 	commands    string // the raw commands file (commands.toml)
 	launch      []string
 	retention   retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
+	safety      safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
 }
 
 // Main runs mcec with args and returns the process exit code.
@@ -113,6 +114,7 @@ AT-SPI, openbox) and stops it on exit.`,
 	pf.StringVar(&g.commands, "commands", envOr("MCEC_COMMANDS", ""), "raw commands file, reloaded when it changes (default $XDG_CONFIG_HOME/mcec/commands.toml; env MCEC_COMMANDS)")
 	pf.StringVar(&g.logLevel, "log-level", envOr("MCEC_LOG_LEVEL", "info"), "log level: debug, info, warn, error (logs go to stderr, never stdout)")
 	g.retention.register(pf)
+	g.safety.register(pf)
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
 		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newReplayCmd(g, st))
@@ -149,6 +151,9 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 		return daemon.Config{}, err
 	}
 	cfg.Retention = ret
+	if cfg.Safety, err = g.safety.settings(); err != nil {
+		return daemon.Config{}, err
+	}
 	for _, l := range g.launch {
 		if argv := strings.Fields(l); len(argv) > 0 {
 			cfg.Launch = append(cfg.Launch, argv)

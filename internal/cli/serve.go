@@ -39,7 +39,7 @@ POST /v1/tools/{tool} whose body is the tool's arguments and whose response is t
 	cmd.Flags().IntVar(&o.port, "port", 5151, "TCP port")
 	cmd.Flags().StringVar(&o.bind, "bind", "127.0.0.1", "address to bind; anything but loopback needs --token")
 	cmd.Flags().StringVar(&o.token, "token", envOr("MCEC_TOKEN", ""), "bearer token HTTP clients must present (env MCEC_TOKEN)")
-	cmd.Flags().BoolVar(&o.tcp, "tcp", false, "also serve the raw-command line protocol over TCP (docs/raw-commands.md)")
+	boolVar(cmd.Flags(), &g.safety.tcp, "tcp", "also serve the raw-command line protocol over TCP (env MCEC_TCP, [tcp] in config.toml; docs/raw-commands.md)")
 	cmd.Flags().IntVar(&o.tcpPort, "tcp-port", 5150, "TCP port of the line protocol (with --tcp)")
 	cmd.Flags().StringVar(&o.tcpBind, "tcp-bind", "127.0.0.1", "address of the line protocol (loopback only)")
 	return cmd
@@ -61,6 +61,14 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	if !addr.IsLoopback() && o.token == "" {
 		return usageError{fmt.Errorf("--bind %s is not a loopback address: refusing to serve the network without --token (or MCEC_TOKEN)", addr)}
 	}
+	gates, err := g.safety.settings()
+	if err != nil {
+		return err
+	}
+	if !gates.HTTP {
+		return usageError{errors.New("the HTTP listener is switched off ([http] enabled = false or MCEC_HTTP=false); use mcec mcp for stdio")}
+	}
+	o.tcp = gates.TCP
 	if err := o.checkTCPFlags(); err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/rawcmd"
 	"github.com/mcec/mcec/internal/recorder"
+	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/session"
 	"github.com/mcec/mcec/internal/tools"
 	"github.com/mcec/mcec/internal/transport"
@@ -52,6 +53,9 @@ type Config struct {
 	Logger    *slog.Logger
 	// Commands configures raw commands (send_command, the TCP line server).
 	Commands CommandsConfig
+	// Safety are the gates (internal/safety). The zero value is the safe default: on an attached
+	// desktop the agent surface is off; launch and raw input commands are gated everywhere.
+	Safety safety.Settings
 }
 
 // Daemon is a running mcec core, shared by every transport.
@@ -67,6 +71,8 @@ type Daemon struct {
 	Commands *rawcmd.Engine
 	// Gate serializes input synthesis across tools and raw commands.
 	Gate *inputgate.Gate
+	// Policy is the live command gate and the audit log (internal/safety).
+	Policy *safety.Policy
 
 	log      *slog.Logger
 	env      []string
@@ -122,10 +128,13 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	cat := catalog.New()
 	d.recordings = recorder.NewManager(recorder.DefaultLimits)
 	d.Gate = inputgate.New()
+	d.Policy = safety.NewPolicy(cfg.Safety, d.Private != nil, log)
 	d.Commands = d.newCommands(cfg.Commands, d.Gate)
 	tools.Register(cat, &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,
-		Gate: d.Gate, StartProcess: d.StartProcess, Recordings: d.recordings, Commands: d.Commands})
+		Gate: d.Gate, StartProcess: d.StartProcess, Recordings: d.recordings, Commands: d.Commands,
+		Access: func() any { return d.CommandAccess() }})
 	d.Dispatcher = dispatch.New(cat, d.Sessions, log)
+	d.Dispatcher.SetGuard(d.Policy)
 	mode := "attached"
 	if d.Private != nil {
 		mode = "private"
@@ -157,7 +166,17 @@ func DefaultSessionsDir() string {
 // MCPServer builds an MCP server over the daemon's dispatcher.
 func (d *Daemon) MCPServer() *mcp.Server {
 	return transport.NewMCPServer(d.Dispatcher, transport.ServerInfo{
-		Name: "mcec", Version: Version, Instructions: agentguide.Text, Logger: d.log})
+		Name: "mcec", Version: Version, Instructions: agentguide.Text + "\n" + d.CommandAccess().Markdown(), Logger: d.log})
+}
+
+// CommandAccess reports which tools and raw commands the agent may use now, from the live
+// catalog and command table.
+func (d *Daemon) CommandAccess() safety.CommandAccess {
+	var names []string
+	for _, t := range d.Dispatcher.Catalog().Tools() {
+		names = append(names, t.Name)
+	}
+	return d.Policy.Access(names, d.Commands.Table().Entries())
 }
 
 // Env is the environment for programs run inside the desktop.

@@ -33,6 +33,7 @@ type Dispatcher struct {
 	sessions *session.Store
 	log      *slog.Logger
 	observer Observer
+	guard    Guard
 }
 
 // Finished describes one finished call for an Observer.
@@ -59,6 +60,18 @@ type Observer interface {
 // SetObserver installs o (nil removes it). Call it before serving.
 func (d *Dispatcher) SetObserver(o Observer) { d.observer = o }
 
+// Guard is the safety middleware (internal/safety): Allow is asked before anything of a call
+// runs, and a refusal (a *contract.Error) becomes the envelope without the handler ever being
+// called; CallFinished sees every finished call, refused or not, for the audit log. Gating here,
+// once, means no tool and no transport can forget it.
+type Guard interface {
+	Allow(ctx context.Context, tool string) error
+	Observer
+}
+
+// SetGuard installs g (nil removes it). Call it before serving.
+func (d *Dispatcher) SetGuard(g Guard) { d.guard = g }
+
 // New returns a dispatcher over a built catalog and a session store.
 func New(cat *catalog.Catalog, sessions *session.Store, log *slog.Logger) *Dispatcher {
 	if log == nil {
@@ -79,10 +92,14 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 	}
 	start := time.Now()
 	requested, rest, argErr := splitSessionID(args)
+	var refused error
+	if d.guard != nil {
+		refused = d.guard.Allow(ctx, name)
+	}
 	call := &catalog.Call{RequestedSessionID: requested}
 	if !tool.ManagesSessions {
 		sess, err := d.sessions.Resolve(requested)
-		if err != nil {
+		if err != nil && refused == nil {
 			env := contract.Failure(requested, contract.Errorf(contract.CodeUnknownSession,
 				"session %q is unknown or has ended; omit sessionId for the default session or call session-start", requested))
 			out := Outcome{Envelope: env}
@@ -95,6 +112,9 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 		resp *catalog.Response
 		err  = argErr
 	)
+	if refused != nil {
+		err = refused
+	}
 	if err == nil {
 		resp, err = d.run(ctx, tool, call, rest)
 	}
@@ -116,15 +136,20 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 
 // notify hands a finished call to the observer; a panicking observer never fails the call.
 func (d *Dispatcher) notify(ctx context.Context, f Finished) {
-	if d.observer == nil {
-		return
+	for _, o := range []Observer{d.guard, d.observer} {
+		if o != nil {
+			d.notifyOne(ctx, o, f)
+		}
 	}
+}
+
+func (d *Dispatcher) notifyOne(ctx context.Context, o Observer, f Finished) {
 	defer func() {
 		if p := recover(); p != nil {
 			d.log.Error("call observer panicked", "tool", f.Tool, "panic", p, "stack", string(debug.Stack()))
 		}
 	}()
-	d.observer.CallFinished(ctx, f)
+	o.CallFinished(ctx, f)
 }
 
 // run calls the handler and contains panics: one broken call never takes the server down.

@@ -39,6 +39,7 @@ func startDaemon(t *testing.T, cfg daemon.Config) *caller {
 	if cfg.SessionsDir == "" {
 		cfg.SessionsDir = t.TempDir()
 	}
+	cfg.Safety.AllowAll = true // the test desktop is attached: opt in as the operator would
 	d, err := daemon.Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("daemon: %v", err)
@@ -360,7 +361,8 @@ func TestReplay(t *testing.T) {
 	t.Run("changed app diverges", func(t *testing.T) {
 		// Same path, but the app now shows the element the recording waited for in vain.
 		copyApp(t, appDir, "never there")
-		code, out := runCLI(t, "replay", zipPath, "--sessions-dir", t.TempDir())
+		// The recording launches its app: replaying it needs the operator's grant.
+		code, out := runCLI(t, "replay", zipPath, "--sessions-dir", t.TempDir(), "--allow-all")
 		if code != 1 {
 			t.Fatalf("mcec replay of a changed app: exit %d, want 1:\n%s", code, out)
 		}

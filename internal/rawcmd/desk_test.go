@@ -19,6 +19,7 @@ import (
 	"github.com/mcec/mcec/contract/contracttest"
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
@@ -35,7 +36,7 @@ func newRig(t *testing.T) *rig {
 	file := filepath.Join(t.TempDir(), "commands.toml")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	d, err := daemon.Start(ctx, daemon.Config{SessionsDir: t.TempDir(),
+	d, err := daemon.Start(ctx, daemon.Config{SessionsDir: t.TempDir(), Safety: safety.Settings{AllowAll: true},
 		Commands: daemon.CommandsConfig{File: file, Poll: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

@@ -69,6 +69,12 @@ type Options struct {
 	MaxPending int
 	// KnownKey says whether a name is an X keysym name; nil accepts any name as a key.
 	KnownKey func(string) bool
+	// Allow, when set, is asked about every leaf of a resolved command that is not an agent tool
+	// (tools pass the dispatcher's gate); an error refuses the whole line before it is queued.
+	Allow func(e *Entry) error
+	// Audit, when set, is told about every line submitted on the TCP line protocol that is not
+	// exactly one agent tool call (those are audited by the dispatcher), with its refusal or nil.
+	Audit func(line string, err error)
 }
 
 // Result is what a command that ran produced.
@@ -228,6 +234,16 @@ func (e *Engine) prepare(line string, origin Origin) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.opts.Allow != nil {
+		for _, s := range p.steps {
+			if s.entry.Kind == EntryTool {
+				continue
+			}
+			if err := e.opts.Allow(s.entry); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if origin == OriginAgent {
 		for _, s := range p.steps {
 			if s.entry.Kind == EntryMeta && s.entry.Name == "mcec:exit" {
@@ -258,6 +274,9 @@ func (e *Engine) drop(line, why string) error {
 // shutting down).
 func (e *Engine) Submit(line string, origin Origin) (*Ticket, error) {
 	p, err := e.prepare(line, origin)
+	if origin == OriginLine && e.opts.Audit != nil && (p == nil || len(p.steps) != 1 || p.steps[0].entry.Kind != EntryTool) {
+		e.opts.Audit(line, err)
+	}
 	if err != nil {
 		return nil, err
 	}

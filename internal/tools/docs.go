@@ -18,7 +18,9 @@ func Reference(c *catalog.Catalog) string {
 	b.WriteString("Every tool takes an optional `sessionId` and answers with the envelope of [contract.md](contract.md). ")
 	b.WriteString("Window targets (`window`, `handle`, `process`, `pid`, `className`, `foreground`) must match exactly one window: ")
 	b.WriteString("none fails `no-target`/`window-not-found` (`stale-element`/`window-closed` for a handle that no longer exists), ")
-	b.WriteString("several fail `ambiguous-selector`/`selector-matched-N` with the candidates in the detail.\n\n")
+	b.WriteString("several fail `ambiguous-selector`/`selector-matched-N` with the candidates in the detail. ")
+	b.WriteString("Any tool the operator has not enabled fails `internal`/`agent-commands-disabled` (the agent surface is off) ")
+	b.WriteString("or `internal`/`command-disabled` (this tool is switched off or gated) without running ([safety.md](safety.md)).\n\n")
 	for _, t := range c.Tools() {
 		fmt.Fprintf(&b, "- [`%s`](#%s) — %s\n", t.Name, t.Name, t.Title)
 	}

@@ -48,7 +48,7 @@ func launchTool(env *Env) *catalog.Tool {
 			"single-instance application handed off to (attachedToExisting).",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:      launchResult{},
-		Errors:      []contract.Code{contract.CodeLaunchPathMissing, contract.CodeLaunchFailed, contract.CodeBadArguments},
+		Errors:      []contract.Code{contract.CodeLaunchPathMissing, contract.CodeLaunchFailed, contract.CodeBadArguments, contract.CodeCommandDisabled},
 		Run: func(ctx context.Context, call *catalog.Call, in *launchArgs) (*catalog.Response, error) {
 			return runLaunch(ctx, env, call, in)
 		},

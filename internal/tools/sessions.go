@@ -38,21 +38,32 @@ func sessionStartTool(env *Env) *catalog.Tool {
 	})
 }
 
+// sessionStatusResult is a session's status plus the server's command access.
+type sessionStatusResult struct {
+	session.Status
+	// CommandAccess is safety.CommandAccess: enabledTools, gatedTools, enabledRawCommands.
+	CommandAccess any `json:"commandAccess,omitempty"`
+}
+
 func sessionStatusTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[sessionIDArgs]{
 		Name:            "session-status",
 		Title:           "Session status",
-		Description:     "Report a session's state: start time, artifact directory, call counts, active target, last observation, action and error.",
+		Description:     "Report a session's state: start time, artifact directory, call counts, active target, last observation, action and error, and the server's commandAccess (enabledTools, gatedTools, enabledRawCommands).",
 		Annotations:     catalog.Annotations{ReadOnly: true, Idempotent: true},
 		ManagesSessions: true,
-		Result:          session.Status{},
+		Result:          sessionStatusResult{},
 		Errors:          []contract.Code{contract.CodeUnknownSession},
 		Run: func(ctx context.Context, call *catalog.Call, in *sessionIDArgs) (*catalog.Response, error) {
 			s, err := env.Sessions.Resolve(call.RequestedSessionID)
 			if err != nil {
 				return nil, unknownSession(call.RequestedSessionID)
 			}
-			return &catalog.Response{Result: s.Status(), Session: s}, nil
+			res := sessionStatusResult{Status: s.Status()}
+			if env.Access != nil {
+				res.CommandAccess = env.Access()
+			}
+			return &catalog.Response{Result: res, Session: s}, nil
 		},
 	})
 }

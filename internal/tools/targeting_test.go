@@ -175,10 +175,10 @@ func TestWaitForTimeout(t *testing.T) {
 	p := startFactory(t)
 	h.ok("windows", map[string]any{"pid": p.PID}, nil) // a last observation for the failure to carry
 	start := time.Now()
-	env := h.call("wait-for", map[string]any{"pid": p.PID, "element": map[string]any{"name": "never there"}, "timeout": 600})
+	env := h.call("wait-for", map[string]any{"pid": p.PID, "element": map[string]any{"name": "never there"}, "timeout": 1500})
 	e := contracttest.Fail(t, env, contract.Timeout, contract.CodeWaitConditionTimeout)
-	if el := time.Since(start); el < 600*time.Millisecond || el > 5*time.Second {
-		t.Errorf("returned after %v for a 600 ms timeout", el)
+	if el := time.Since(start); el < 1500*time.Millisecond || el > 8*time.Second {
+		t.Errorf("returned after %v for a 1500 ms timeout", el)
 	}
 	if e.LastObservation == nil || !strings.Contains(e.Detail, "last seen") {
 		t.Errorf("no lastObservation or no last-seen detail: %s", e.Detail)

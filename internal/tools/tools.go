@@ -28,6 +28,9 @@ type Env struct {
 	Recordings *recorder.Manager
 	// Commands is the raw command engine (send_command); nil on servers without one.
 	Commands *rawcmd.Engine
+	// Access reports the live command access (safety.CommandAccess) for session-status; nil
+	// on servers without gates.
+	Access func() any
 }
 
 // Register adds every tool to c, in the order tools/list shows them.

@@ -18,6 +18,7 @@ import (
 	"github.com/mcec/mcec/internal/agentguide"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/testdesk"
 	"github.com/mcec/mcec/internal/tools"
 )
@@ -36,7 +37,8 @@ func newHarness(t *testing.T) *harness {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	d, err := daemon.Start(ctx, daemon.Config{SessionsDir: t.TempDir()})
+	// The test desktop is attached (DISPLAY is set): the operator's opt-in is --allow-all.
+	d, err := daemon.Start(ctx, daemon.Config{SessionsDir: t.TempDir(), Safety: safety.Settings{AllowAll: true}})
 	if err != nil {
 		t.Fatalf("daemon: %v", err)
 	}

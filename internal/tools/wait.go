@@ -48,7 +48,7 @@ func waitFor(ctx context.Context, d platform.Desktop, timeout time.Duration, che
 	for {
 		stats.Checks++
 		done, pid, err := check(ctx)
-		if err != nil && ctx.Err() != nil {
+		if err != nil && (ctx.Err() != nil || nearDeadline(ctx)) {
 			return false, stats, lastErr // the wait's own deadline cut this attempt short
 		}
 		if err != nil && !transient(err) {
@@ -97,6 +97,13 @@ func (tw *treeWatch) stop() {
 	if tw.cancel != nil {
 		tw.cancel()
 	}
+}
+
+// nearDeadline reports whether ctx's deadline is all but reached: a call that failed on its own
+// timer a moment before ctx's fires was cut short by the same deadline.
+func nearDeadline(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && time.Until(d) < 20*time.Millisecond
 }
 
 // transient reports failures a wait outlives: the target not there yet, or not answering.

@@ -71,6 +71,9 @@ func waitForTool(env *Env) *catalog.Tool {
 			)
 			check := func(ctx context.Context) (bool, int, error) {
 				l, err := locate(ctx, env.Desktop, in.WindowTarget, in.Element)
+				if err != nil && (ctx.Err() != nil || nearDeadline(ctx)) {
+					return false, l.window.ProcessID, err // cut short by the wait's deadline: keep what was last seen
+				}
 				last, lastErr = l, err
 				if cond == "disappears" && isGone(err) {
 					return true, l.window.ProcessID, nil

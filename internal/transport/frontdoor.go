@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -27,9 +28,14 @@ type FrontDoor struct {
 	Log   *slog.Logger
 }
 
-// Documented paths: the façade's and MCP's.
+// toolNamePattern is MCP's tool name rule; anything else after /v1/tools/ is no tool.
+var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// documentedPath reports the documented paths: MCP's, and the façade's with a well-formed tool
+// name (so "." or ".." never reach the mux's path cleaning and its redirects).
 func documentedPath(p string) bool {
-	return p == mcpPath || (strings.HasPrefix(p, facadePathPrefix) && len(p) > len(facadePathPrefix) && !strings.Contains(p[len(facadePathPrefix):], "/"))
+	name, ok := strings.CutPrefix(p, facadePathPrefix)
+	return p == mcpPath || (ok && toolNamePattern.MatchString(name))
 }
 
 // Wrap guards next.

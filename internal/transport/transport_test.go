@@ -32,12 +32,12 @@ type echoArgs struct {
 
 // testDispatcher serves pure-logic tools; transports do not depend on the desktop. release
 // unblocks calls with block:true, to prove requests are served concurrently.
-func testDispatcher(t *testing.T, release <-chan struct{}) *dispatch.Dispatcher {
+func testDispatcher(t testing.TB, release <-chan struct{}) *dispatch.Dispatcher {
 	return testDispatcherWith(t, release, nil)
 }
 
 // testDispatcherWith also reports on entered each time a blocking call reaches the tool.
-func testDispatcherWith(t *testing.T, release <-chan struct{}, entered chan<- struct{}) *dispatch.Dispatcher {
+func testDispatcherWith(t testing.TB, release <-chan struct{}, entered chan<- struct{}) *dispatch.Dispatcher {
 	c := catalog.New()
 	c.Add(catalog.Define(catalog.Spec[echoArgs]{Name: "echo", Description: "echo",
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true},

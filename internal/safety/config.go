@@ -1,0 +1,172 @@
+// Package safety holds mcec's gates and audit: which tools and raw commands the agent may use
+// (configuration file, flags and MCEC_* variables, merged in one place), the check the
+// dispatcher and the raw command engine ask before anything runs, and the AGENT-AUDIT log line
+// written for every agent action and every refusal.
+package safety
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/BurntSushi/toml"
+)
+
+// File is config.toml. Every field is optional: an absent switch keeps its default.
+type File struct {
+	Agent struct {
+		// Enabled is the agent surface as a whole.
+		Enabled *bool `toml:"enabled"`
+		// AllowAll grants the gated tools (launch) and raw input and program commands too.
+		AllowAll *bool `toml:"allow_all"`
+	} `toml:"agent"`
+	// Tools switches single tools by name: enabled = true grants a gated one, false switches
+	// a standard one off.
+	Tools map[string]Switch `toml:"tools"`
+	// RawCommands does the same for raw commands by table name ("chars:", "ctrl-a", a macro's
+	// leaves, "keysym" for bare X keysym names).
+	RawCommands  map[string]Switch `toml:"raw_commands"`
+	HTTP         Switch            `toml:"http"`
+	TCP          Switch            `toml:"tcp"`
+	Provisioning Switch            `toml:"provisioning"`
+}
+
+// Switch is one table with an enabled flag.
+type Switch struct {
+	Enabled *bool `toml:"enabled"`
+}
+
+// DefaultPath is $XDG_CONFIG_HOME/mcec/config.toml, or ~/.config/mcec/config.toml.
+func DefaultPath() string {
+	if s := os.Getenv("XDG_CONFIG_HOME"); s != "" {
+		return filepath.Join(s, "mcec", "config.toml")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".config", "mcec", "config.toml")
+	}
+	return ""
+}
+
+// Load reads a configuration file. A missing file is an empty configuration unless required
+// (the operator named it with --config or MCEC_CONFIG). Unknown settings are errors: a typo
+// such as allow_al must not silently leave a switch at its default.
+func Load(path string, required bool) (File, error) {
+	var f File
+	if path == "" {
+		return f, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return f, nil
+	}
+	if err != nil {
+		return f, err
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes config.toml's bytes; path only names the file in errors.
+func Parse(path string, data []byte) (File, error) {
+	var f File
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return File{}, fmt.Errorf("%s line %d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return File{}, fmt.Errorf("%s: %v", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return File{}, fmt.Errorf("%s: unknown setting %q", path, und[0].String())
+	}
+	return f, nil
+}
+
+// Overrides are the command line's switches; nil means the flag was not given.
+type Overrides struct {
+	AllowAgent, AllowAll, HTTP, TCP, Provisioning *bool
+}
+
+// Settings are the merged switches. Agent is nil when neither file, environment nor flag said
+// anything: the desktop mode decides (Policy).
+type Settings struct {
+	Agent        *bool
+	AllowAll     bool
+	Tools        map[string]bool
+	RawCommands  map[string]bool
+	HTTP         bool
+	TCP          bool
+	Provisioning bool
+}
+
+// Environment variables that override the file (and are overridden by flags).
+const (
+	EnvConfig       = "MCEC_CONFIG"
+	EnvAllowAgent   = "MCEC_ALLOW_AGENT"
+	EnvAllowAll     = "MCEC_ALLOW_ALL"
+	EnvHTTP         = "MCEC_HTTP"
+	EnvTCP          = "MCEC_TCP"
+	EnvProvisioning = "MCEC_PROVISIONING"
+)
+
+// Resolve merges default < file < environment < flags, the one place where that precedence
+// lives. getenv is os.Getenv in production; a malformed boolean variable is an error.
+func Resolve(f File, getenv func(string) string, o Overrides) (Settings, error) {
+	s := Settings{HTTP: true, Tools: map[string]bool{}, RawCommands: map[string]bool{}}
+	var errs []error
+	pick := func(file *bool, env string, flag *bool, def bool) (bool, bool) {
+		v, set := def, false
+		if file != nil {
+			v, set = *file, true
+		}
+		if raw := getenv(env); raw != "" {
+			b, err := strconv.ParseBool(raw)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: want true or false", env, raw))
+			} else {
+				v, set = b, true
+			}
+		}
+		if flag != nil {
+			v, set = *flag, true
+		}
+		return v, set
+	}
+	if v, set := pick(f.Agent.Enabled, EnvAllowAgent, o.AllowAgent, false); set {
+		s.Agent = &v
+	}
+	s.AllowAll, _ = pick(f.Agent.AllowAll, EnvAllowAll, o.AllowAll, false)
+	if s.AllowAll && s.Agent == nil {
+		// Granting everything implies the surface itself; an explicit "off" still wins.
+		on := true
+		s.Agent = &on
+	}
+	s.HTTP, _ = pick(f.HTTP.Enabled, EnvHTTP, o.HTTP, true)
+	s.TCP, _ = pick(f.TCP.Enabled, EnvTCP, o.TCP, false)
+	s.Provisioning, _ = pick(f.Provisioning.Enabled, EnvProvisioning, o.Provisioning, false)
+	for _, n := range sortedKeys(f.Tools) {
+		if e := f.Tools[n].Enabled; e != nil {
+			s.Tools[n] = *e
+		}
+	}
+	for _, n := range sortedKeys(f.RawCommands) {
+		if e := f.RawCommands[n].Enabled; e != nil {
+			s.RawCommands[n] = *e
+		}
+	}
+	return s, errors.Join(errs...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

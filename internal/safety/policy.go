@@ -1,0 +1,215 @@
+package safety
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/rawcmd"
+)
+
+// GatedTools are the tools outside the standard set: they stay refused until the operator
+// grants them (--allow-all, allow_all, or [tools.NAME] enabled = true). launch starts any
+// program with the user's rights.
+var GatedTools = []string{"launch"}
+
+// Policy is the live gate. It is immutable once built and safe for concurrent use.
+type Policy struct {
+	agent   bool // the agent surface
+	all     bool // gated tools and raw input/program commands granted
+	private bool
+	tools   map[string]bool
+	raw     map[string]bool
+	log     *slog.Logger
+}
+
+// NewPolicy applies the desktop mode's defaults to the settings: on mcec's own private desktop
+// (disposable, isolated) the agent surface is on unless switched off; attached to an existing
+// DISPLAY it is off until the operator opts in. Audit lines go to log.
+func NewPolicy(s Settings, private bool, log *slog.Logger) *Policy {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	agent := private || s.AllowAll // granting everything implies the surface
+	if s.Agent != nil {
+		agent = *s.Agent
+	}
+	return &Policy{agent: agent, all: s.AllowAll, private: private, tools: s.Tools, raw: s.RawCommands, log: log}
+}
+
+// AgentEnabled reports whether the agent surface is on.
+func (p *Policy) AgentEnabled() bool { return p.agent }
+
+// Allow implements dispatch.Guard: nil when the tool may run, else the refusal.
+func (p *Policy) Allow(_ context.Context, tool string) error {
+	if !p.agent {
+		return contract.Errorf(contract.CodeAgentCommandsDisabled,
+			"the agent surface is switched off on this desktop (attached to the operator's own display); "+
+				"only the operator can enable it (mcec --allow-agent, or [agent] enabled = true in config.toml). Do not retry")
+	}
+	if on, ok := p.tools[tool]; ok {
+		if !on {
+			return contract.Errorf(contract.CodeCommandDisabled, "%s is disabled by the operator ([tools.%s] enabled = false); do not retry", tool, tool)
+		}
+		return nil
+	}
+	if slices.Contains(GatedTools, tool) && !p.all {
+		return contract.Errorf(contract.CodeCommandDisabled,
+			"%s is gated until the operator grants it (mcec --allow-all, or [tools.%s] enabled = true in config.toml); do not retry", tool, tool)
+	}
+	return nil
+}
+
+// rawClass sorts raw command entries by what they can do.
+type rawClass int
+
+const (
+	rawHarmless rawClass = iota // meta commands, pause:
+	rawInput                    // synthesizes keyboard or mouse input
+	rawProgram                  // starts a program with the user's rights
+)
+
+func classifyRaw(e *rawcmd.Entry) rawClass {
+	switch e.Kind {
+	case rawcmd.EntryProgram:
+		return rawProgram
+	case rawcmd.EntryChord, rawcmd.EntryKeysym:
+		return rawInput
+	case rawcmd.EntryPrefix:
+		if e.Name != "pause:" {
+			return rawInput
+		}
+	}
+	return rawHarmless
+}
+
+// AllowRaw is the raw command engine's gate, asked for every leaf of a resolved command that
+// is not an agent tool (tools pass the dispatcher's gate). Meta commands and pause: are always
+// served. Input reaches only the display mcec serves: on its own private desktop, which nothing
+// else uses, input is part of the standard set; attached to the operator's display it stays
+// gated until granted. Program starts escape any desktop and are gated everywhere.
+func (p *Policy) AllowRaw(e *rawcmd.Entry) error {
+	class := classifyRaw(e)
+	if class == rawHarmless {
+		return nil
+	}
+	if !p.agent {
+		return contract.Errorf(contract.CodeAgentCommandsDisabled,
+			"raw input is switched off on this desktop; only the operator can enable it (mcec --allow-all)")
+	}
+	on, ok := p.raw[e.Name]
+	if !ok && e.Kind == rawcmd.EntryKeysym {
+		on, ok = p.raw["keysym"]
+	}
+	switch {
+	case ok && on:
+		return nil
+	case ok:
+		return contract.Errorf(contract.CodeCommandDisabled, "%s is disabled by the operator ([raw_commands.%q] enabled = false); do not retry", e.Name, e.Name)
+	case p.all, class == rawInput && p.private:
+		return nil
+	}
+	return contract.Errorf(contract.CodeCommandDisabled,
+		"%s synthesizes input or starts a program and is gated until the operator grants it (mcec --allow-all, or [raw_commands.%q] enabled = true); do not retry", e.Name, e.Name)
+}
+
+// CommandAccess is what initialize and session-status report: derived from the live catalog
+// and command table, never a list kept by hand.
+type CommandAccess struct {
+	AgentEnabled bool `json:"agentEnabled"`
+	// EnabledTools may be called; GatedTools are refused until the operator grants them.
+	EnabledTools []string `json:"enabledTools"`
+	GatedTools   []string `json:"gatedTools"`
+	// EnabledRawCommands are the raw command names send_command and the line protocol accept
+	// (enabled in commands.toml and not gated); bare X keysym names count as "keysym".
+	EnabledRawCommands []string `json:"enabledRawCommands"`
+}
+
+// Access computes the command access for the given tool names and raw command entries.
+func (p *Policy) Access(tools []string, raw []*rawcmd.Entry) CommandAccess {
+	a := CommandAccess{AgentEnabled: p.agent, EnabledTools: []string{}, GatedTools: []string{}, EnabledRawCommands: []string{}}
+	for _, t := range tools {
+		if p.Allow(context.Background(), t) == nil {
+			a.EnabledTools = append(a.EnabledTools, t)
+		} else {
+			a.GatedTools = append(a.GatedTools, t)
+		}
+	}
+	for _, e := range raw {
+		if !e.Enabled || e.Kind == rawcmd.EntryTool {
+			continue // tools are listed above
+		}
+		if p.AllowRaw(e) == nil {
+			a.EnabledRawCommands = append(a.EnabledRawCommands, e.Name)
+		}
+	}
+	return a
+}
+
+// refusal codes are audited as refusals rather than as actions.
+func isRefusal(code string) bool {
+	return code == string(contract.CodeAgentCommandsDisabled) || code == string(contract.CodeCommandDisabled)
+}
+
+// CallFinished implements dispatch.Observer: one AGENT-AUDIT line per tool call, refused or not,
+// with the arguments redacted (Redact).
+func (p *Policy) CallFinished(_ context.Context, f dispatch.Finished) {
+	code := ""
+	if e := f.Outcome.Envelope.Err(); e != nil {
+		code = string(e.Code)
+	}
+	msg := "AGENT-AUDIT call"
+	level := slog.LevelInfo
+	if isRefusal(code) {
+		msg, level = "AGENT-AUDIT refused", slog.LevelWarn
+	}
+	p.log.Log(context.Background(), level, msg, "tool", f.Tool, "session", f.Outcome.Envelope.SessionID(),
+		"args", Redact(f.Tool, f.Args), "ok", f.Outcome.Envelope.OK(), "code", code, "ms", f.Duration.Milliseconds())
+}
+
+// AuditRaw writes the AGENT-AUDIT line of a raw command line that arrived on the TCP line
+// protocol (send_command's lines are audited as send_command calls). err is its refusal or
+// failure, nil when it was accepted.
+func (p *Policy) AuditRaw(line string, err error) {
+	code := ""
+	if ce, ok := err.(*contract.Error); ok {
+		code = string(ce.Code)
+	} else if err != nil {
+		code = string(contract.CodeUnhandledException)
+	}
+	msg, level := "AGENT-AUDIT raw-command", slog.LevelInfo
+	if isRefusal(code) {
+		msg, level = "AGENT-AUDIT refused", slog.LevelWarn
+	}
+	p.log.Log(context.Background(), level, msg, "transport", "tcp", "command", RedactLine(line), "ok", err == nil, "code", code)
+}
+
+// Markdown renders the access as the "Command access" section appended to the agent guidance
+// that MCP initialize returns.
+func (a CommandAccess) Markdown() string {
+	var b strings.Builder
+	b.WriteString("## Command access on this server\n")
+	if !a.AgentEnabled {
+		b.WriteString("The operator has not enabled the agent surface on this desktop: every tool fails `internal` / " +
+			"`agent-commands-disabled`. Do not retry; ask the operator.\n")
+		return b.String()
+	}
+	list := func(names []string) string {
+		if len(names) == 0 {
+			return "none"
+		}
+		return "`" + strings.Join(names, "`, `") + "`"
+	}
+	fmt.Fprintf(&b, "Enabled tools: %s.\nGated tools (fail `internal` / `command-disabled` until the operator grants them): %s.\n",
+		list(a.EnabledTools), list(a.GatedTools))
+	if len(a.EnabledRawCommands) > 0 {
+		fmt.Fprintf(&b, "Raw commands enabled: %d (`mcec:cmds` lists them; `session-status` reports `commandAccess`).\n", len(a.EnabledRawCommands))
+	} else {
+		b.WriteString("Raw commands enabled: none beyond agent tools.\n")
+	}
+	return b.String()
+}
