@@ -9,8 +9,12 @@ import (
 func TestWriteFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.json")
-	for _, content := range []string{"first", "second, longer"} {
-		if err := WriteFile(p, []byte(content), 0o600); err != nil {
+	for i, content := range []string{"first", "second, longer", "third"} {
+		write := WriteFile
+		if i == 2 {
+			write = Replace
+		}
+		if err := write(p, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(p)

@@ -429,7 +429,9 @@ func (r *Recorder) writeSession(lg *sessionLog, st session.Status) {
 		r.log.Warn("evidence: session.json does not encode", "err", err)
 		return
 	}
-	if err := atomicfile.WriteFile(filepath.Join(lg.dir, SessionFile), append(b, '\n'), 0o600); err != nil {
+	// Rewritten after every call: atomic, but not synced (an fsync per call was a third of the
+	// server's time under load, docs/performance.md); the trace it anchors is not synced either.
+	if err := atomicfile.Replace(filepath.Join(lg.dir, SessionFile), append(b, '\n'), 0o600); err != nil {
 		r.log.Warn("evidence: session.json not written", "session", lg.id, "err", err)
 	}
 }
