@@ -142,48 +142,40 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	}
 
 	// The factory starts with mcec; wait until its window is listed.
-	var pid int
-	deadline := time.Now().Add(30 * time.Second)
-	for pid == 0 {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "windows", Arguments: map[string]any{"process": "gtk3-widget-factory"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Windows []struct {
-				ProcessID int `json:"processId"`
-			} `json:"windows"`
-		}
-		if err := envelopeOf(t, res).DecodeResult(&r); err != nil {
-			t.Fatal(err)
-		}
-		if len(r.Windows) == 1 {
-			pid = r.Windows[0].ProcessID
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("gtk3-widget-factory never appeared")
-		}
-		time.Sleep(100 * time.Millisecond) // polling a condition (the window list) with a deadline
+	// The factory starts with mcec: wait (on window events) for its window, then (on accessibility
+	// events) for its tree.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "windows", Arguments: map[string]any{
+		"process": "gtk3-widget-factory", "condition": "appears", "timeout": 30000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var appeared struct {
+		Satisfied bool
+		Windows   []struct {
+			ProcessID int `json:"processId"`
+		} `json:"windows"`
+	}
+	if err := envelopeOf(t, res).DecodeResult(&appeared); err != nil || !appeared.Satisfied || len(appeared.Windows) != 1 {
+		t.Fatalf("gtk3-widget-factory never appeared: %v %+v", err, appeared)
+	}
+	pid := appeared.Windows[0].ProcessID
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait-for", Arguments: map[string]any{
+		"pid": pid, "element": map[string]any{"name": "Page 2"}, "timeout": 30000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := envelopeOf(t, res); !env.OK() {
+		t.Fatalf("wait-for the factory's tree: %+v", env.Err())
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "query", Arguments: map[string]any{"pid": pid, "maxDepth": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := envelopeOf(t, res); !env.OK() {
+		t.Fatalf("query: %+v", env.Err())
 	}
 
-	// query: the tree may take a moment to register on the a11y bus after the window maps.
-	for {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "query", Arguments: map[string]any{"pid": pid, "maxDepth": 3}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		env := envelopeOf(t, res)
-		if env.OK() {
-			break
-		}
-		if env.Err().Code != contract.CodeNoAccessibleTree || time.Now().After(deadline) {
-			t.Fatalf("query: %+v", env.Err())
-		}
-		time.Sleep(100 * time.Millisecond) // polling the registration with a deadline
-	}
-
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture", Arguments: map[string]any{"pid": pid, "maxWidth": 320}})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture", Arguments: map[string]any{"pid": pid, "maxWidth": 320}})
 	if err != nil {
 		t.Fatal(err)
 	}
