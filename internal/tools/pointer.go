@@ -98,6 +98,23 @@ func raise(ctx context.Context, env *Env, w platform.Window) error {
 	return nil
 }
 
+// gesture runs one input gesture under the input gate, after raising the target window (when
+// there is one) so the gesture cannot land on whatever covers it.
+func gesture(ctx context.Context, env *Env, w platform.Window, do func() error) error {
+	release, err := env.Gate.Hold(ctx)
+	if err != nil {
+		return platformError(err)
+	}
+	defer release()
+	if err := raise(ctx, env, w); err != nil {
+		return err
+	}
+	if err := do(); err != nil {
+		return platformError(err)
+	}
+	return nil
+}
+
 type clickArgs struct {
 	WindowTarget
 	At     *Spot  `json:"at,omitempty" jsonschema:"Where to click: {x, y} or an element selector."`
@@ -143,16 +160,8 @@ func clickTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			release, err := env.Gate.Hold(ctx)
-			if err != nil {
-				return nil, platformError(err)
-			}
-			defer release()
-			if err := raise(ctx, env, w); err != nil {
+			if err := gesture(ctx, env, w, func() error { return env.Desktop.Input().Click(ctx, p, button, count) }); err != nil {
 				return nil, err
-			}
-			if err := env.Desktop.Input().Click(ctx, p, button, count); err != nil {
-				return nil, platformError(err)
 			}
 			res := clickResult{Clicked: true, At: [2]int{p.X, p.Y}, Button: buttonName(button), Count: count}
 			if w.Handle != 0 {
@@ -238,16 +247,8 @@ func dragTool(env *Env) *catalog.Tool {
 				path = append(path, pt)
 			}
 			path = append(path, to)
-			release, err := env.Gate.Hold(ctx)
-			if err != nil {
-				return nil, platformError(err)
-			}
-			defer release()
-			if err := raise(ctx, env, w); err != nil {
+			if err := gesture(ctx, env, w, func() error { return env.Desktop.Input().Drag(ctx, path, button) }); err != nil {
 				return nil, err
-			}
-			if err := env.Desktop.Input().Drag(ctx, path, button); err != nil {
-				return nil, platformError(err)
 			}
 			res := dragResult{Dragged: true, From: [2]int{from.X, from.Y}, To: [2]int{to.X, to.Y}, Points: len(path)}
 			if w.Handle != 0 {
