@@ -12,6 +12,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/mcec/mcec/internal/xgbext"
 	_ "github.com/mcec/mcec/internal/xgbquiet"
 )
 
@@ -42,6 +43,12 @@ func dialX(ctx context.Context, display string) (*xconn, error) {
 			return nil, r.err
 		}
 		x := &xconn{c: r.c, root: xproto.Setup(r.c).DefaultScreen(r.c).Root}
+		// The first connection to a fresh server, before any application exists: the safe
+		// moment to register extension decoders for the whole process (see xgbext).
+		if _, err := xcall(ctx, func() (struct{}, error) { return struct{}{}, xgbext.RegisterAll(x.c) }); err != nil {
+			x.c.Close()
+			return nil, fmt.Errorf("query X extensions: %w", err)
+		}
 		go x.drain()
 		return x, nil
 	case <-ctx.Done():

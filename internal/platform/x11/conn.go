@@ -26,6 +26,7 @@ import (
 	"github.com/jezek/xgb/xtest"
 
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/xgbext"
 	_ "github.com/mcec/mcec/internal/xgbquiet"
 )
 
@@ -146,7 +147,7 @@ func Dial(ctx context.Context, display string) (*Conn, error) {
 func (c *Conn) setup(ctx context.Context) error {
 	err := c.await(ctx, "connection setup", func() error {
 		ac := c.atoms.intern(c.xc)
-		exts := queryExtensions(c.xc, "Composite", "DAMAGE", "XFIXES", "MIT-SHM", "RANDR", "XTEST")
+		exts := queryExtensions(c.xc, xgbext.Extensions...)
 		// One mask for the root, as a later ChangeWindowAttributes would replace it: ConfigureNotify
 		// tells when RandR resizes the screen (ScreenBounds); property changes (client list, active
 		// window) and the mapping of top-level windows wake WatchWindows and window operations,
@@ -460,17 +461,8 @@ func queryExtensions(xc *xgb.Conn, names ...string) *extQuery {
 	return q
 }
 
-// extInitMu serializes registration of extension event and error decoders in xgb's
-// process-wide maps; registered remembers what was already written there.
-var (
-	extInitMu  sync.Mutex
-	registered = map[string][2]byte{}
-)
-
 // read does what each xgb extension's Init does (xgb panics on an extension request before
-// Init), from the replies already in flight. It writes xgb's global decoder maps only when this
-// process has not registered the same numbers before: xgb's reader goroutines read those maps
-// without a lock, so rewriting them on every Dial races with other live connections.
+// Init), from the replies already in flight; xgbext keeps xgb's global decoder maps race-free.
 func (q *extQuery) read() (map[string]bool, error) {
 	present := map[string]bool{}
 	for i, ck := range q.cookies {
@@ -483,20 +475,7 @@ func (q *extQuery) read() (map[string]bool, error) {
 		}
 		name := q.names[i]
 		present[name] = true
-		q.c.ExtLock.Lock()
-		q.c.Extensions[name] = r.MajorOpcode
-		q.c.ExtLock.Unlock()
-		extInitMu.Lock()
-		if nums, ok := registered[name]; !ok || nums != [2]byte{r.FirstEvent, r.FirstError} {
-			for n, fun := range xgb.NewExtEventFuncs[name] {
-				xgb.NewEventFuncs[int(r.FirstEvent)+n] = fun
-			}
-			for n, fun := range xgb.NewExtErrorFuncs[name] {
-				xgb.NewErrorFuncs[int(r.FirstError)+n] = fun
-			}
-			registered[name] = [2]byte{r.FirstEvent, r.FirstError}
-		}
-		extInitMu.Unlock()
+		xgbext.Register(q.c, name, r.MajorOpcode, r.FirstEvent, r.FirstError)
 	}
 	return present, nil
 }
