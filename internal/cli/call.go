@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/tools"
 )
 
@@ -108,7 +109,7 @@ func callLocal(ctx context.Context, g *globalOptions, st *streams, tool string, 
 		return nil, err
 	}
 	defer d.Close()
-	out, err := d.Dispatcher.Call(ctx, tool, body)
+	out, err := d.Dispatcher.Call(dispatch.WithTransport(ctx, "cli"), tool, body)
 	if err != nil {
 		return nil, err
 	}

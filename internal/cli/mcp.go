@@ -27,7 +27,7 @@ the protocol; logs go to stderr. A malformed line gets a JSON-RPC error and the 
 				return err
 			}
 			defer d.Close()
-			err = d.MCPServer().Run(cmd.Context(), &transport.Stdio{In: st.in, Out: st.out})
+			err = d.MCPServer("stdio").Run(cmd.Context(), &transport.Stdio{In: st.in, Out: st.out})
 			if cmd.Context().Err() != nil {
 				return nil // cancellation by signal is a clean stop
 			}

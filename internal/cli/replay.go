@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/evidence"
 )
 
@@ -71,7 +72,7 @@ func replayRun(ctx context.Context, g *globalOptions, st *streams, o *replayOpti
 		}
 		defer d.Close()
 		caller = evidence.CallerFunc(func(ctx context.Context, tool string, args json.RawMessage) ([]byte, error) {
-			out, err := d.Dispatcher.Call(ctx, tool, args)
+			out, err := d.Dispatcher.Call(dispatch.WithTransport(ctx, "replay"), tool, args)
 			if err != nil {
 				return nil, err
 			}

@@ -90,7 +90,7 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	}
 	door := transport.FrontDoor{Port: ln.Addr().(*net.TCPAddr).Port, Bind: addr, Token: o.token, Log: log}
 	srv := &http.Server{
-		Handler:           transport.NewHTTPHandler(d.Dispatcher, d.MCPServer(), door, log),
+		Handler:           transport.NewHTTPHandler(d.Dispatcher, d.MCPServer("http"), door, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Requests inherit the serve context, so a shutdown also ends MCP event streams (GET
 		// /mcp), which would otherwise hold Shutdown until its timeout.

@@ -59,6 +59,9 @@ func (t dispatchTools) Names() []string {
 }
 
 func (t dispatchTools) Call(ctx context.Context, name string, args json.RawMessage) (contract.Envelope, error) {
+	if dispatch.TransportOf(ctx) == "" {
+		ctx = dispatch.WithTransport(ctx, "raw-command")
+	}
 	out, err := t.d.Call(ctx, name, args)
 	return out.Envelope, err
 }

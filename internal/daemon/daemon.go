@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcec/mcec/internal/agentguide"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/evidence"
 	"github.com/mcec/mcec/internal/headless"
@@ -56,6 +57,9 @@ type Config struct {
 	// Safety are the gates (internal/safety). The zero value is the safe default: on an attached
 	// desktop the agent surface is off; launch and raw input commands are gated everywhere.
 	Safety safety.Settings
+	// ControlSocket is the operator's local control socket (internal/control: mcec rearm,
+	// mcec consent); empty picks a fresh path in control.Dir().
+	ControlSocket string
 }
 
 // Daemon is a running mcec core, shared by every transport.
@@ -73,6 +77,8 @@ type Daemon struct {
 	Gate *inputgate.Gate
 	// Policy is the live command gate and the audit log (internal/safety).
 	Policy *safety.Policy
+	// Control is the operator's local control socket; operator-only operations register on it.
+	Control *control.Server
 
 	log      *slog.Logger
 	env      []string
@@ -143,6 +149,10 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		Version: Version, Desktop: mode, Retention: cfg.Retention, Log: log})
 	d.Dispatcher.SetObserver(d.Evidence)
 	d.Commands.Start(dispatchTools{d.Dispatcher})
+	if d.Control, err = control.Listen(cfg.ControlSocket, log); err != nil {
+		return nil, err
+	}
+	log.Info("operator control socket", "path", d.Control.Path())
 
 	for _, argv := range cfg.Launch {
 		if err := d.launch(argv); err != nil {
@@ -163,10 +173,12 @@ func DefaultSessionsDir() string {
 	return filepath.Join(os.TempDir(), "mcec-sessions")
 }
 
-// MCPServer builds an MCP server over the daemon's dispatcher.
-func (d *Daemon) MCPServer() *mcp.Server {
+// MCPServer builds an MCP server over the daemon's dispatcher, served on the named transport
+// ("stdio", "http"; the name appears in the audit log).
+func (d *Daemon) MCPServer(transportName string) *mcp.Server {
 	return transport.NewMCPServer(d.Dispatcher, transport.ServerInfo{
-		Name: "mcec", Version: Version, Instructions: agentguide.Text + "\n" + d.CommandAccess().Markdown(), Logger: d.log})
+		Name: "mcec", Version: Version, Instructions: agentguide.Text + "\n" + d.CommandAccess().Markdown(), Logger: d.log,
+		Transport: transportName})
 }
 
 // CommandAccess reports which tools and raw commands the agent may use now, from the live
@@ -241,6 +253,9 @@ func (d *Daemon) Close() error {
 	d.mu.Unlock()
 
 	var errs []error
+	if d.Control != nil {
+		errs = append(errs, d.Control.Close())
+	}
 	for _, p := range launched {
 		p.stop()
 	}

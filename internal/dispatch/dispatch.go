@@ -18,6 +18,21 @@ import (
 	"github.com/mcec/mcec/internal/session"
 )
 
+// transportKey carries the name of the transport a call arrived on.
+type transportKey struct{}
+
+// WithTransport names the transport ("stdio", "http", "facade", "tcp", …) calls made with the
+// returned context arrived on, for the audit log.
+func WithTransport(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, transportKey{}, name)
+}
+
+// TransportOf is the transport named by WithTransport, or "" when none was.
+func TransportOf(ctx context.Context) string {
+	s, _ := ctx.Value(transportKey{}).(string)
+	return s
+}
+
 // ErrUnknownTool is a protocol fault (JSON-RPC error, HTTP 404), not a tool outcome.
 var ErrUnknownTool = errors.New("unknown tool")
 
@@ -34,6 +49,7 @@ type Dispatcher struct {
 	log      *slog.Logger
 	observer Observer
 	guard    Guard
+	checks   []Check
 }
 
 // Finished describes one finished call for an Observer.
@@ -72,6 +88,14 @@ type Guard interface {
 // SetGuard installs g (nil removes it). Call it before serving.
 func (d *Dispatcher) SetGuard(g Guard) { d.guard = g }
 
+// Check is a gate asked before the Guard, in the order added: the emergency-stop latch and the
+// consent freeze refuse calls with a *contract.Error (refusals whatever the tool); nil lets the
+// call through. Unlike the Guard's Allow it sees the tool's descriptor (its annotations).
+type Check func(ctx context.Context, tool *catalog.Tool) error
+
+// AddCheck appends c to the checks. Call it before serving.
+func (d *Dispatcher) AddCheck(c Check) { d.checks = append(d.checks, c) }
+
 // New returns a dispatcher over a built catalog and a session store.
 func New(cat *catalog.Catalog, sessions *session.Store, log *slog.Logger) *Dispatcher {
 	if log == nil {
@@ -92,10 +116,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 	}
 	start := time.Now()
 	requested, rest, argErr := splitSessionID(args)
-	var refused error
-	if d.guard != nil {
-		refused = d.guard.Allow(ctx, name)
-	}
+	refused := d.allow(ctx, tool)
 	call := &catalog.Call{RequestedSessionID: requested}
 	if !tool.ManagesSessions {
 		sess, err := d.sessions.Resolve(requested)
@@ -132,6 +153,19 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 	d.log.Debug("tool call", "tool", name, "session", out.Envelope.SessionID(), "ok", out.Envelope.OK(),
 		"code", codeOf(out.Envelope), "ms", time.Since(start).Milliseconds())
 	return out, nil
+}
+
+// allow asks the checks, then the guard; the first refusal wins.
+func (d *Dispatcher) allow(ctx context.Context, tool *catalog.Tool) error {
+	for _, c := range d.checks {
+		if err := c(ctx, tool); err != nil {
+			return err
+		}
+	}
+	if d.guard != nil {
+		return d.guard.Allow(ctx, tool.Name)
+	}
+	return nil
 }
 
 // notify hands a finished call to the observer; a panicking observer never fails the call.

@@ -128,3 +128,42 @@ func TestUnknownToolIsAProtocolFault(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// refuseAll is a Guard that refuses every tool and counts what it was asked.
+type refuseAll struct{ asked []string }
+
+func (g *refuseAll) Allow(_ context.Context, tool string) error {
+	g.asked = append(g.asked, tool)
+	return contract.Errorf(contract.CodeCommandDisabled, "refused")
+}
+func (g *refuseAll) CallFinished(context.Context, Finished) {}
+
+func TestChecksRunBeforeTheGuardAndTheHandler(t *testing.T) {
+	d := New(fakeCatalog(), session.NewStore(session.Options{Root: t.TempDir()}), nil)
+	guard := &refuseAll{}
+	d.SetGuard(guard)
+	stopped := true
+	var seen []string
+	d.AddCheck(func(_ context.Context, tool *catalog.Tool) error {
+		seen = append(seen, tool.Name)
+		if stopped {
+			return contract.Errorf(contract.CodeEmergencyStopped, "stopped")
+		}
+		return nil
+	})
+	env, _ := call(t, d, "boom", `{}`) // the handler would panic: it must never run
+	if env.OK() || env.Err().Code != contract.CodeEmergencyStopped {
+		t.Fatalf("want emergency-stopped, got %+v", env.Err())
+	}
+	if len(guard.asked) != 0 {
+		t.Errorf("the guard was asked after a check refused: %v", guard.asked)
+	}
+	stopped = false
+	env, _ = call(t, d, "observe", `{}`)
+	if env.OK() || env.Err().Code != contract.CodeCommandDisabled {
+		t.Fatalf("a passing check must leave the guard's word: %+v", env.Err())
+	}
+	if strings.Join(seen, ",") != "boom,observe" {
+		t.Errorf("checks saw %v", seen)
+	}
+}

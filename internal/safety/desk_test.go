@@ -16,6 +16,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
 	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/testdesk"
 )
@@ -61,7 +62,7 @@ func call(t *testing.T, d *daemon.Daemon, tool, args string) contract.Envelope {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := d.Dispatcher.Call(ctx, tool, json.RawMessage(args))
+	out, err := d.Dispatcher.Call(dispatch.WithTransport(ctx, "facade"), tool, json.RawMessage(args))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestAllowAgentKeepsLaunchAndRawInputGated(t *testing.T) {
 	if strings.Contains(out, "sekrit-typing") {
 		t.Errorf("the audit log leaks typed text:\n%s", out)
 	}
-	for _, want := range []string{`msg="AGENT-AUDIT call" tool=windows`, `msg="AGENT-AUDIT refused" tool=launch`, "chars:[redacted 13 chars]"} {
+	for _, want := range []string{`msg="AGENT-AUDIT call" transport=facade tool=windows`, `msg="AGENT-AUDIT refused" transport=facade tool=launch`, "chars:[redacted 13 chars]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit log lacks %q:\n%s", want, out)
 		}

@@ -152,12 +152,16 @@ func (p *Policy) Access(tools []string, raw []*rawcmd.Entry) CommandAccess {
 
 // refusal codes are audited as refusals rather than as actions.
 func isRefusal(code string) bool {
-	return code == string(contract.CodeAgentCommandsDisabled) || code == string(contract.CodeCommandDisabled)
+	switch contract.Code(code) {
+	case contract.CodeAgentCommandsDisabled, contract.CodeCommandDisabled, contract.CodeEmergencyStopped, contract.CodeConsentPending:
+		return true
+	}
+	return false
 }
 
 // CallFinished implements dispatch.Observer: one AGENT-AUDIT line per tool call, refused or not,
 // with the arguments redacted (Redact).
-func (p *Policy) CallFinished(_ context.Context, f dispatch.Finished) {
+func (p *Policy) CallFinished(ctx context.Context, f dispatch.Finished) {
 	code := ""
 	if e := f.Outcome.Envelope.Err(); e != nil {
 		code = string(e.Code)
@@ -167,7 +171,11 @@ func (p *Policy) CallFinished(_ context.Context, f dispatch.Finished) {
 	if isRefusal(code) {
 		msg, level = "AGENT-AUDIT refused", slog.LevelWarn
 	}
-	p.log.Log(context.Background(), level, msg, "tool", f.Tool, "session", f.Outcome.Envelope.SessionID(),
+	transport := dispatch.TransportOf(ctx)
+	if transport == "" {
+		transport = "in-process"
+	}
+	p.log.Log(context.Background(), level, msg, "transport", transport, "tool", f.Tool, "session", f.Outcome.Envelope.SessionID(),
 		"args", Redact(f.Tool, f.Args), "ok", f.Outcome.Envelope.OK(), "code", code, "ms", f.Duration.Milliseconds())
 }
 

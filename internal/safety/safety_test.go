@@ -144,7 +144,7 @@ func newRig(t *testing.T, s Settings, private bool) *rig {
 
 func (r *rig) call(t *testing.T, tool, args string) contract.Envelope {
 	t.Helper()
-	out, err := r.d.Call(context.Background(), tool, json.RawMessage(args))
+	out, err := r.d.Call(dispatch.WithTransport(context.Background(), "stdio"), tool, json.RawMessage(args))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestAuditRedacts(t *testing.T) {
 		t.Fatalf("want 4 audit lines, got %d:\n%s", len(lines), out)
 	}
 	for i, want := range []string{"tool=invoke", "tool=send_command", "tool=clipboard", "tool=windows"} {
-		if !strings.Contains(lines[i], "AGENT-AUDIT call") || !strings.Contains(lines[i], want) || !strings.Contains(lines[i], "ok=true") {
+		if !strings.Contains(lines[i], `AGENT-AUDIT call" transport=stdio`) || !strings.Contains(lines[i], want) || !strings.Contains(lines[i], "ok=true") {
 			t.Errorf("line %d = %s", i, lines[i])
 		}
 	}

@@ -179,7 +179,7 @@ func TestPathOnlyOverMCP(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := h.d.MCPServer().Connect(ctx, st, nil)
+	ss, err := h.d.MCPServer("stdio").Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

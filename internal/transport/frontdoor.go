@@ -46,7 +46,7 @@ func (f FrontDoor) Wrap(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		refuse := func(status int, reason string) {
-			log.Warn("AGENT-AUDIT refused", "status", status, "reason", reason, "method", r.Method,
+			log.Warn("AGENT-AUDIT refused", "transport", "http", "status", status, "reason", reason, "method", r.Method,
 				"path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
 			if status == http.StatusUnauthorized {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="mcec"`)

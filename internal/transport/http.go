@@ -68,7 +68,7 @@ func serveFacade(w http.ResponseWriter, r *http.Request, d *dispatch.Dispatcher)
 		httpError(w, http.StatusBadRequest, "body is not valid JSON")
 		return
 	}
-	out, err := d.Call(r.Context(), name, body)
+	out, err := d.Call(dispatch.WithTransport(r.Context(), "facade"), name, body)
 	if err != nil {
 		httpError(w, http.StatusNotFound, err.Error())
 		return

@@ -21,6 +21,8 @@ type ServerInfo struct {
 	Version      string
 	Instructions string // the agent guidance returned by initialize
 	Logger       *slog.Logger
+	// Transport names the transport this server is served on ("stdio", "http") in the audit log.
+	Transport string
 }
 
 // NewMCPServer builds an MCP server whose tools are the dispatcher's catalog. Every tools/call
@@ -47,7 +49,7 @@ func NewMCPServer(d *dispatch.Dispatcher, info ServerInfo) *mcp.Server {
 		}
 		name := t.Name
 		srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return callTool(ctx, d, name, req.Params.Arguments)
+			return callTool(dispatch.WithTransport(ctx, info.Transport), d, name, req.Params.Arguments)
 		})
 	}
 	return srv

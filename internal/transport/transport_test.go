@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
 	"github.com/mcec/mcec/internal/catalog"
@@ -75,7 +77,7 @@ func startStdio(t *testing.T, d *dispatch.Dispatcher) *stdioPeer {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := NewMCPServer(d, ServerInfo{Name: "mcec", Version: "test", Instructions: "guide text"})
+	srv := NewMCPServer(d, ServerInfo{Name: "mcec", Version: "test", Instructions: "guide text", Transport: "stdio"})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -355,7 +357,7 @@ func serveHTTP(t *testing.T, d *dispatch.Dispatcher, token string) *httptest.Ser
 	srv := httptest.NewUnstartedServer(nil)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	door := FrontDoor{Port: port, Bind: netip.MustParseAddr("127.0.0.1"), Token: token}
-	srv.Config.Handler = NewHTTPHandler(d, NewMCPServer(d, ServerInfo{Name: "mcec"}), door, nil)
+	srv.Config.Handler = NewHTTPHandler(d, NewMCPServer(d, ServerInfo{Name: "mcec", Transport: "http"}), door, nil)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
@@ -468,4 +470,71 @@ func FuzzParseAddr(f *testing.F) {
 			t.Fatalf("%q → %v → %v, %v", s, a, b, err)
 		}
 	})
+}
+
+// transportLog records the transport each finished call names, for the audit log.
+type transportLog struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (l *transportLog) CallFinished(ctx context.Context, _ dispatch.Finished) {
+	l.mu.Lock()
+	l.got = append(l.got, dispatch.TransportOf(ctx))
+	l.mu.Unlock()
+}
+
+func (l *transportLog) last() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.got) == 0 {
+		return ""
+	}
+	return l.got[len(l.got)-1]
+}
+
+// Every call carries the name of the transport it came in on, so audit lines can say it.
+func TestCallsNameTheirTransport(t *testing.T) {
+	d := testDispatcher(t, nil)
+	seen := &transportLog{}
+	d.SetObserver(seen)
+
+	p := startStdio(t, d)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}}`)
+	if r := p.recv(); r.Error != nil {
+		t.Fatalf("stdio call: %+v", r.Error)
+	}
+	if got := seen.last(); got != "stdio" {
+		t.Errorf("stdio call named transport %q", got)
+	}
+
+	srv := serveHTTP(t, d, "")
+	resp, err := http.Post(srv.URL+"/v1/tools/echo", "application/json", strings.NewReader(`{"text":"b"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	contracttest.Check(t, body)
+	if got := seen.last(); got != "facade" {
+		t.Errorf("façade call named transport %q", got)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "c"}})
+	if err != nil || res.IsError {
+		t.Fatalf("MCP HTTP call: %v %+v", err, res)
+	}
+	contracttest.Check(t, []byte(res.Content[0].(*mcp.TextContent).Text))
+	if got := seen.last(); got != "http" {
+		t.Errorf("MCP HTTP call named transport %q", got)
+	}
 }
