@@ -82,7 +82,7 @@ func bundleRun(g *globalOptions, st *streams, o *bundleOptions, arg string) erro
 			fmt.Fprintln(st.out, "note: the trace reached its size cap; later calls were counted but not recorded")
 		}
 		if v.Beyond > 0 {
-			fmt.Fprintf(st.out, "note: %d line(s) after the head session.json records (written as the session stopped); they chain correctly\n", v.Beyond)
+			fmt.Fprintf(st.out, "note: %d line(s) after the head session.json records (its last checkpoint: a live session, or written as the session stopped); they chain correctly\n", v.Beyond)
 		}
 	}
 	return nil

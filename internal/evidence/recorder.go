@@ -45,6 +45,10 @@ const (
 	// reprobeEvery bounds how often a failure re-reads the environment (toolkits seen).
 	reprobeEvery = 10 * time.Second
 	probeTimeout = 5 * time.Second
+	// checkpointEvery bounds how often session.json is rewritten while a session runs: encoding
+	// and replacing it after every call was most of a trivial call's cost under load
+	// (internal/bench/findings.md). It is written at once when the session ends and at Close.
+	checkpointEvery = 250 * time.Millisecond
 )
 
 // Probe is what the environment record reads from the desktop; platform.Desktop satisfies it.
@@ -83,7 +87,8 @@ type Recorder struct {
 	mu      sync.Mutex
 	logs    map[string]*sessionLog // live sessions seen so far, by id
 	closed  bool
-	pending sync.WaitGroup // environment probes and prunes in flight
+	final   atomic.Bool    // Close began: session.json is written with every call again
+	pending sync.WaitGroup // environment probes, prunes and checkpoints in flight
 	pruning atomic.Bool
 }
 
@@ -111,14 +116,35 @@ func New(opts Options) *Recorder {
 	return r
 }
 
-// Close waits for background work (environment probes, pruning) so that the desktop can be
-// closed after it. Calls recorded afterwards are still written; no probe starts.
+// Close writes every session's pending session.json checkpoint and waits for background work
+// (environment probes, pruning) so that the desktop can be closed after it. Calls recorded
+// afterwards are still written, session.json with each; no probe starts.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
+	r.final.Store(true)
+	r.Flush()
 	r.pending.Wait()
 	return nil
+}
+
+// Flush writes session.json now for every live session with calls not yet in it.
+func (r *Recorder) Flush() {
+	r.mu.Lock()
+	logs := make([]*sessionLog, 0, len(r.logs))
+	for _, lg := range r.logs {
+		logs = append(logs, lg)
+	}
+	r.mu.Unlock()
+	for _, lg := range logs {
+		lg.mu.Lock()
+		if lg.timer != nil && lg.timer.Stop() {
+			r.pending.Done() // the stopped checkpoint will not run
+		}
+		lg.timer = nil
+		r.checkpoint(lg)
+	}
 }
 
 // sessionLog is the recorder's state for one session. mu serializes its writes: the trace's
@@ -128,9 +154,19 @@ type sessionLog struct {
 	gone   bool // finalized and dropped from the map; look the session up again
 	id     string
 	dir    string
+	sess   *session.Session
 	state  fileState
 	env    *Environment
 	probed time.Time
+
+	// session.json checkpoints. gen counts changes to the recording; timer is the pending
+	// checkpoint (nil when none); lastWrite is when the latest one was taken.
+	gen       uint64
+	timer     *time.Timer
+	lastWrite time.Time
+	// wmu orders session.json writes, which happen outside mu; written is the gen on disk.
+	wmu     sync.Mutex
+	written atomic.Uint64
 }
 
 // fileState is what session.json keeps about the recording, enough to resume it.
@@ -236,7 +272,7 @@ func (r *Recorder) logFor(s *session.Session) (*sessionLog, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	lg := &sessionLog{id: s.ID(), dir: dir}
+	lg := &sessionLog{id: s.ID(), dir: dir, sess: s}
 	lg.state.Trace = TraceState{File: TraceFile, Anchor: Anchor{Head: genesis}, MaxBytes: r.opts.MaxTraceBytes}
 	fresh := true
 	if b, err := os.ReadFile(filepath.Join(dir, SessionFile)); err == nil {
@@ -340,7 +376,17 @@ func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, fresh bool) {
 	if !ok || (ended && st.Failures == 0) {
 		r.writeSummary(lg, st)
 	}
-	r.writeSession(lg, st)
+	lg.gen++
+	if ended || r.final.Load() {
+		// The session's last state (or a call after Close): written now, nothing is left pending.
+		if lg.timer != nil && lg.timer.Stop() {
+			r.pending.Done()
+		}
+		lg.timer = nil
+		r.writeSession(lg, st, lg.state, lg.gen)
+	} else {
+		r.scheduleCheckpoint(lg)
+	}
 	if ended {
 		r.drop(lg)
 	}
@@ -413,13 +459,52 @@ func appendFile(path string, b []byte) error {
 	return errors.Join(werr, cerr)
 }
 
-// writeSession rewrites session.json; lg.mu is held.
-func (r *Recorder) writeSession(lg *sessionLog, st session.Status) {
+// scheduleCheckpoint makes sure session.json will show lg's latest call: at once (in the
+// background) when the last checkpoint is older than checkpointEvery, else when it will be; calls
+// in between share that write. lg.mu is held.
+func (r *Recorder) scheduleCheckpoint(lg *sessionLog) {
+	if lg.timer != nil {
+		return
+	}
+	delay := max(time.Until(lg.lastWrite.Add(checkpointEvery)), 0)
+	r.pending.Add(1)
+	lg.timer = time.AfterFunc(delay, func() {
+		defer r.pending.Done()
+		lg.mu.Lock()
+		lg.timer = nil
+		r.checkpoint(lg)
+	})
+}
+
+// checkpoint writes lg's current state to session.json. It is called with lg.mu held and
+// releases it before encoding and writing, so calls are not held up by the write.
+func (r *Recorder) checkpoint(lg *sessionLog) {
+	if lg.gone || lg.gen == lg.written.Load() {
+		// Ended (its last state was written then), or nothing new.
+		lg.mu.Unlock()
+		return
+	}
+	lg.lastWrite = time.Now()
+	// The state's slices are only appended to or replaced, never changed in place, so a shallow
+	// copy stays valid after the lock is released.
+	st, state, gen := lg.sess.Status(), lg.state, lg.gen
+	lg.mu.Unlock()
+	r.writeSession(lg, st, state, gen)
+}
+
+// writeSession writes session.json for generation gen of the recording, unless a newer one is
+// already on disk.
+func (r *Recorder) writeSession(lg *sessionLog, st session.Status, state fileState, gen uint64) {
+	lg.wmu.Lock()
+	defer lg.wmu.Unlock()
+	if gen <= lg.written.Load() {
+		return
+	}
 	sj := SessionJSON{
-		SessionID: st.SessionID, StartedAt: st.StartedAt, UpdatedAt: r.now().UTC(), Ended: lg.state.EndedReason != "",
-		Calls: st.Calls, Failures: st.Failures, Truncated: lg.state.Trace.Truncated, MCECVersion: r.opts.Version,
+		SessionID: st.SessionID, StartedAt: st.StartedAt, UpdatedAt: r.now().UTC(), Ended: state.EndedReason != "",
+		Calls: st.Calls, Failures: st.Failures, Truncated: state.Trace.Truncated, MCECVersion: r.opts.Version,
 		ActiveTarget: redactAny(st.ActiveTarget), LastObservation: redactAny(st.LastObservation),
-		LastAction: st.LastAction, LastError: redactAny(st.LastError), fileState: lg.state,
+		LastAction: st.LastAction, LastError: redactAny(st.LastError), fileState: state,
 	}
 	if sj.Artifacts == nil {
 		sj.Artifacts = []string{}
@@ -429,11 +514,13 @@ func (r *Recorder) writeSession(lg *sessionLog, st session.Status) {
 		r.log.Warn("evidence: session.json does not encode", "err", err)
 		return
 	}
-	// Rewritten after every call: atomic, but not synced (an fsync per call was a third of the
-	// server's time under load, docs/performance.md); the trace it anchors is not synced either.
+	// A checkpoint: atomic, but not synced (an fsync per call was a third of the server's time
+	// under load, docs/performance.md); the trace it anchors is not synced either.
 	if err := atomicfile.Replace(filepath.Join(lg.dir, SessionFile), append(b, '\n'), 0o600); err != nil {
 		r.log.Warn("evidence: session.json not written", "session", lg.id, "err", err)
+		return
 	}
+	lg.written.Store(gen)
 }
 
 // redactAny marshals v with image bytes redacted; nil stays nil.

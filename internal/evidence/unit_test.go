@@ -107,6 +107,7 @@ func TestTraceRedactsAndChains(t *testing.T) {
 
 	// Pretty-printed arguments (as an HTTP client may send them) stay on one line, in their order.
 	r.call(s, "windows", "{\n  \"window\": \"x\",\n  \"pid\": 12\n}", contract.Success(s.ID(), map[string]any{"count": 0}), nil)
+	r.rec.Flush()
 
 	trace, err := os.ReadFile(filepath.Join(dir, TraceFile))
 	if err != nil {
@@ -166,6 +167,7 @@ func writeTrace(t *testing.T, n int) (*rig, string) {
 	for i := range n {
 		r.call(s, "windows", fmt.Sprintf(`{"window":"w%d"}`, i), contract.Success(s.ID(), map[string]any{"count": i}), nil)
 	}
+	r.rec.Flush()
 	return r, r.dir(s)
 }
 
@@ -285,6 +287,7 @@ func TestConcurrentCallsOneSession(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	r.rec.Flush()
 	b, err := Open(r.dir(s))
 	if err != nil {
 		t.Fatal(err)
@@ -306,6 +309,7 @@ func TestSessionsAreIndependent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.dir(a), SummaryFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a session without failures has a failure summary")
 	}
+	r.rec.Flush()
 	ba, _ := Open(r.dir(a))
 	bb, _ := Open(r.dir(b))
 	if ba.Session.Calls != 1 || bb.Session.Calls != 1 || ba.Session.Failures != 0 || bb.Session.Failures != 1 {
