@@ -59,7 +59,9 @@ bench: build
 # run). Their seed corpora (testdata/fuzz) also run as plain tests in `go test ./...`.
 FUZZTIME ?= 5s
 FUZZ_TARGETS := FuzzStdioFraming:./internal/transport FuzzFacade:./internal/transport \
-	FuzzParseAddr:./internal/transport FuzzToolArgs:./internal/tools/argfuzz
+	FuzzParseAddr:./internal/transport FuzzToolArgs:./internal/tools/argfuzz \
+	FuzzNeutralize:./internal/consent \
+	FuzzParseEvent:./internal/xinput2 FuzzParseQueryDevice:./internal/xinput2 FuzzParseSetup:./internal/xinput2
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"os"
 
@@ -11,16 +12,25 @@ import (
 )
 
 func newMCPCmd(g *globalOptions, st *streams) *cobra.Command {
-	return &cobra.Command{
+	var server string
+	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve MCP on stdin/stdout (newline-delimited JSON-RPC)",
 		Long: `Serve MCP on stdin/stdout for an MCP client that starts mcec as a subprocess. Stdout carries only
-the protocol; logs go to stderr. A malformed line gets a JSON-RPC error and the next line is served.`,
+the protocol; logs go to stderr. A malformed line gets a JSON-RPC error and the next line is served.
+
+With --server URL (an mcec MCP endpoint such as http://127.0.0.1:5151/mcp, or the mcpEndpoint of
+an instance from provision-session) mcec starts no desktop: it bridges stdio to that server,
+presenting the bearer token from MCEC_TOKEN.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f, ok := st.in.(*os.File); ok && isTerminal(f) {
 				return usageError{errors.New("mcec mcp speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP client; " +
 					"configure your client with the command `mcec mcp`, or try `mcec call windows` in a shell")}
+			}
+			if server != "" {
+				// The token never comes as a flag: argv is visible to every user in ps.
+				return bridgeRun(cmd.Context(), g, st, server, os.Getenv("MCEC_TOKEN"))
 			}
 			d, _, err := g.startDaemon(cmd.Context(), st.err)
 			if err != nil {
@@ -34,6 +44,25 @@ the protocol; logs go to stderr. A malformed line gets a JSON-RPC error and the 
 			return err
 		},
 	}
+	cmd.Flags().StringVar(&server, "server", "", "bridge stdio to this mcec MCP endpoint instead of serving a desktop (token from MCEC_TOKEN)")
+	return cmd
+}
+
+// bridgeRun serves stdio for a remote mcec (transport.Bridge).
+func bridgeRun(ctx context.Context, g *globalOptions, st *streams, server, token string) error {
+	log, err := g.logger(st.err)
+	if err != nil {
+		return err
+	}
+	b, err := transport.DialBridge(ctx, server, token, log)
+	if err != nil {
+		return err
+	}
+	err = b.Run(ctx, &transport.Stdio{In: st.in, Out: st.out})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 func isTerminal(f *os.File) bool {

@@ -117,7 +117,8 @@ AT-SPI, openbox) and stops it on exit.`,
 	g.safety.register(pf)
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
-		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newReplayCmd(g, st))
+		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newReplayCmd(g, st), newConsentCmd(st),
+		newRearmCmd(st), newEmergencyStopCmd(st))
 	return root
 }
 

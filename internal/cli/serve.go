@@ -23,6 +23,7 @@ type serveOptions struct {
 	tcp     bool
 	tcpPort int
 	tcpBind string
+	readyFD int // --ready-fd (ready.go): report the bound port to a provisioning server
 }
 
 func newServeCmd(g *globalOptions, st *streams) *cobra.Command {
@@ -42,6 +43,8 @@ POST /v1/tools/{tool} whose body is the tool's arguments and whose response is t
 	boolVar(cmd.Flags(), &g.safety.tcp, "tcp", "also serve the raw-command line protocol over TCP (env MCEC_TCP, [tcp] in config.toml; docs/raw-commands.md)")
 	cmd.Flags().IntVar(&o.tcpPort, "tcp-port", 5150, "TCP port of the line protocol (with --tcp)")
 	cmd.Flags().StringVar(&o.tcpBind, "tcp-bind", "127.0.0.1", "address of the line protocol (loopback only)")
+	cmd.Flags().IntVar(&o.readyFD, "ready-fd", 0, "write {\"port\":N} to this inherited descriptor once listening (used by provision-session)")
+	_ = cmd.Flags().MarkHidden("ready-fd")
 	return cmd
 }
 
@@ -61,6 +64,11 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	if !addr.IsLoopback() && o.token == "" {
 		return usageError{fmt.Errorf("--bind %s is not a loopback address: refusing to serve the network without --token (or MCEC_TOKEN)", addr)}
 	}
+	ready, err := openReadyFD(o.readyFD)
+	if err != nil {
+		return err
+	}
+	defer ready.close()
 	gates, err := g.safety.settings()
 	if err != nil {
 		return err
@@ -103,6 +111,9 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if err := ready.report(door.Port); err != nil {
+		return fmt.Errorf("--ready-fd: %w", err)
+	}
 	select {
 	case err := <-errc:
 		return err

@@ -20,13 +20,16 @@ import (
 
 	"github.com/mcec/mcec/internal/agentguide"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/consent"
 	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/evidence"
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/provision"
 	"github.com/mcec/mcec/internal/rawcmd"
 	"github.com/mcec/mcec/internal/recorder"
 	"github.com/mcec/mcec/internal/safety"
@@ -57,9 +60,15 @@ type Config struct {
 	// Safety are the gates (internal/safety). The zero value is the safe default: on an attached
 	// desktop the agent surface is off; launch and raw input commands are gated everywhere.
 	Safety safety.Settings
+	// Provision tunes isolated instances (provision-session) when Safety.Provisioning allows
+	// them; the zero value takes the defaults (this binary, the per-user runtime directory).
+	Provision provision.Options
 	// ControlSocket is the operator's local control socket (internal/control: mcec rearm,
 	// mcec consent); empty picks a fresh path in control.Dir().
 	ControlSocket string
+	// ConsentTimeout bounds how long request-command-access waits for the operator (0: 120 s);
+	// tests shorten it.
+	ConsentTimeout time.Duration
 }
 
 // Daemon is a running mcec core, shared by every transport.
@@ -77,8 +86,13 @@ type Daemon struct {
 	Gate *inputgate.Gate
 	// Policy is the live command gate and the audit log (internal/safety).
 	Policy *safety.Policy
+	// Provision starts isolated instances; nil unless the operator allowed provisioning.
+	Provision *provision.Manager
 	// Control is the operator's local control socket; operator-only operations register on it.
 	Control *control.Server
+	// Consent asks the operator for gated commands (request-command-access) and freezes
+	// actuation while a question is open.
+	Consent *consent.Broker
 
 	log      *slog.Logger
 	env      []string
@@ -87,6 +101,10 @@ type Daemon struct {
 	closed   bool
 
 	recordings *recorder.Manager // the record tool's slot; stopped (GIF written) before the desktop closes
+
+	// Stop is the operator's emergency stop (internal/estop, wired in estop.go).
+	Stop         *estop.Latch
+	stopListener *estop.Listener // the hotkey; nil when unavailable
 }
 
 // launchedProc is a program the daemon started; done closes when it has been reaped.
@@ -135,12 +153,26 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.recordings = recorder.NewManager(recorder.DefaultLimits)
 	d.Gate = inputgate.New()
 	d.Policy = safety.NewPolicy(cfg.Safety, d.Private != nil, log)
+	d.Consent = consent.New(consent.Options{Commands: consentCommands{d}, Gate: d.Gate, Timeout: cfg.ConsentTimeout, Log: log})
+	if cfg.Safety.Provisioning {
+		popt := cfg.Provision
+		popt.Log = log
+		if popt.SessionsDir == "" {
+			popt.SessionsDir = dir
+		}
+		if d.Provision, err = provision.NewManager(popt); err != nil {
+			return nil, err
+		}
+	}
+	d.Stop = d.newEmergencyStop()
 	d.Commands = d.newCommands(cfg.Commands, d.Gate)
 	tools.Register(cat, &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,
 		Gate: d.Gate, StartProcess: d.StartProcess, Recordings: d.recordings, Commands: d.Commands,
-		Access: func() any { return d.CommandAccess() }})
+		Access: func() any { return d.CommandAccess() }, Provision: d.Provision, Consent: d.Consent, Stop: d.Stop})
 	d.Dispatcher = dispatch.New(cat, d.Sessions, log)
 	d.Dispatcher.SetGuard(d.Policy)
+	d.Dispatcher.AddCheck(func(_ context.Context, t *catalog.Tool) error { return d.Stop.Check(t.Name) }) // first: a stop wins
+	d.Dispatcher.AddCheck(d.Consent.Check)
 	mode := "attached"
 	if d.Private != nil {
 		mode = "private"
@@ -153,6 +185,10 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	log.Info("operator control socket", "path", d.Control.Path())
+	d.Consent.Serve(d.Control)
+	if err = d.wireEmergencyStop(ctx, cfg.Safety.EmergencyStop, display); err != nil {
+		return nil, err
+	}
 
 	for _, argv := range cfg.Launch {
 		if err := d.launch(argv); err != nil {
@@ -256,6 +292,10 @@ func (d *Daemon) Close() error {
 	if d.Control != nil {
 		errs = append(errs, d.Control.Close())
 	}
+	if d.Provision != nil {
+		errs = append(errs, d.Provision.Close()) // instances die with the server that provisioned them
+	}
+	errs = append(errs, d.stopListener.Close())
 	for _, p := range launched {
 		p.stop()
 	}

@@ -26,6 +26,7 @@ func TestImportGraph(t *testing.T) {
 		"internal/headless":  {"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},
 		"internal/imaging":   {"internal/"},
 		"internal/control":   {"internal/"},
+		"internal/consent":   {"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"},
 		"internal/safety":    {"internal/tools", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},
 		"internal/evidence":  {"internal/tools", "internal/transport", "internal/platform/", "internal/daemon", "internal/cli"},
 		"internal/recorder":  {"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"},

@@ -70,7 +70,7 @@ func redactJSON(b []byte, sc *scrubbed) json.RawMessage {
 // mayNeedRedaction is a cheap first look: only JSON with these keys, a password role or a long
 // base64 run needs decoding.
 func mayNeedRedaction(b []byte) bool {
-	for _, k := range []string{`"artifact"`, `"base64"`, `"mimeType"`, passwordRole} {
+	for _, k := range []string{`"artifact"`, `"base64"`, `"mimeType"`, `"token"`, passwordRole} {
 		if bytes.Contains(b, []byte(k)) {
 			return true
 		}
@@ -103,6 +103,10 @@ func redactValue(v any, sc *scrubbed) any {
 		for k, val := range t {
 			s, isString := val.(string)
 			switch {
+			case isString && k == "token":
+				// An instance's bearer token (provision-session, end-session): a credential.
+				t[k] = Redacted{Redacted: "token", Bytes: len(s)}
+				sc.changed = true
 			case isString && k == "base64":
 				t[k] = Redacted{Redacted: "base64", Bytes: decodedLen(s), Artifact: artifact}
 				sc.changed = true

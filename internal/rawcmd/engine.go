@@ -148,11 +148,13 @@ type Engine struct {
 
 	wake       chan struct{}
 	releaseReq chan struct{}
+	abortRun   context.CancelFunc // cancels the command running now (Drop); under mu
 	ctx        context.Context
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 
 	// Only the dispatcher goroutine touches these.
+	runCtx   context.Context // the running command's context: ends with the engine or on Drop
 	held     []heldItem
 	lastLeaf time.Time
 }
@@ -200,6 +202,33 @@ func (e *Engine) Close() error {
 	e.cancel()
 	e.wg.Wait()
 	return nil
+}
+
+// Drop empties the queue (each pending command fails command-dropped, saying why), cancels the
+// command running now, and has the dispatcher release the keys and buttons raw commands hold.
+// The engine keeps serving later commands. It returns how many queued commands were dropped.
+func (e *Engine) Drop(why string) int {
+	e.mu.Lock()
+	rest := e.pending
+	e.pending = nil
+	e.stats.Dropped += uint64(len(rest))
+	abort := e.abortRun
+	e.mu.Unlock()
+	for _, j := range rest {
+		j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped before it ran: %s", clip(j.plan.line, 80), why)
+		close(j.ticket.done)
+	}
+	if abort != nil {
+		abort()
+	}
+	select {
+	case e.releaseReq <- struct{}{}:
+	default:
+	}
+	if len(rest) > 0 || abort != nil {
+		e.log.Warn("raw command queue dropped", "reason", why, "queued", len(rest), "running", abort != nil)
+	}
+	return len(rest)
 }
 
 // Table is the table in force.
@@ -361,7 +390,15 @@ func (e *Engine) dispatch() {
 			}
 			continue
 		}
+		runCtx, abort := context.WithCancel(e.ctx)
+		e.mu.Lock()
+		e.runCtx, e.abortRun = runCtx, abort
+		e.mu.Unlock()
 		res, err := e.runPlan(j)
+		e.mu.Lock()
+		e.abortRun = nil
+		e.mu.Unlock()
+		abort()
 		res.Seq = j.ticket.Seq
 		j.ticket.res, j.ticket.err = res, err
 		close(j.ticket.done)
@@ -435,7 +472,7 @@ func (e *Engine) pace() error {
 }
 
 func (e *Engine) runStep(s *step, res *Result) (string, error) {
-	ctx, cancel := context.WithTimeout(e.ctx, stepLimit)
+	ctx, cancel := context.WithTimeout(e.runCtx, stepLimit)
 	defer cancel()
 	if s.needsInput() {
 		if e.opts.Desktop == nil {
@@ -455,8 +492,8 @@ func (e *Engine) runStep(s *step, res *Result) (string, error) {
 		select {
 		case <-t.C:
 			return "", nil
-		case <-e.ctx.Done():
-			return "", contract.Errorf(contract.CodeCommandDropped, "pause abandoned: the server is shutting down")
+		case <-e.runCtx.Done():
+			return "", contract.Errorf(contract.CodeCommandDropped, "pause abandoned: the command was dropped or the server is shutting down")
 		}
 	case EntryMeta:
 		return e.meta(s, res)

@@ -87,6 +87,21 @@ func (m *Manager) Release(rec *Recording) {
 	m.mu.Unlock()
 }
 
+// Discard stops the running recording without writing it (the emergency stop) and empties the
+// slot; a finished recording waiting to be fetched is left alone. It reports whether one ran.
+func (m *Manager) Discard() bool {
+	m.mu.Lock()
+	rec := m.cur
+	if rec == nil || finished(rec) {
+		m.mu.Unlock()
+		return false
+	}
+	m.cur = nil
+	m.mu.Unlock()
+	rec.Discard()
+	return true
+}
+
 // Close stops a running recording (its GIF is still written) and waits for it.
 func (m *Manager) Close() {
 	m.mu.Lock() // Begin adds to m.all only under mu and only while life lives

@@ -11,7 +11,9 @@ import (
 	"image"
 	"image/draw"
 	"image/gif"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcec/mcec/internal/atomicfile"
@@ -126,7 +128,21 @@ type Recording struct {
 
 	width, height int // the canvas, set by the first frame before the loop starts
 
-	stopOnce sync.Once
+	stopOnce  sync.Once
+	discarded atomic.Bool // Discard: finish writes nothing
+}
+
+// ErrDiscarded is a discarded recording's WriteErr.
+var ErrDiscarded = errors.New("the recording was discarded by the operator's emergency stop")
+
+// Discard stops the recording without writing its GIF (a GIF already written is removed) and
+// waits for it to end.
+func (r *Recording) Discard() {
+	r.discarded.Store(true)
+	res := r.Stop()
+	if res.WriteErr == nil && res.File != "" {
+		_ = os.Remove(res.File) // it finished writing before Discard
+	}
 }
 
 // ErrNoFrames is returned by Start when the first frame could not be grabbed.
@@ -318,6 +334,11 @@ func (r *Recording) finish(reason string, end time.Time) {
 	r.res.StopReason = reason
 	r.res.File = r.opts.Path
 	r.res.Meta = r.opts.Meta
+	if r.discarded.Load() {
+		r.res.WriteErr = ErrDiscarded
+		r.frames = nil
+		return
+	}
 
 	g := &gif.GIF{
 		Image:     r.frames,

@@ -34,6 +34,11 @@ type File struct {
 	HTTP         Switch            `toml:"http"`
 	TCP          Switch            `toml:"tcp"`
 	Provisioning Switch            `toml:"provisioning"`
+	// EmergencyStop configures the stop's hotkey (internal/estop).
+	EmergencyStop struct {
+		Enabled *bool   `toml:"enabled"`
+		Hotkey  *string `toml:"hotkey"`
+	} `toml:"emergency_stop"`
 }
 
 // Switch is one table with an enabled flag.
@@ -102,6 +107,16 @@ type Settings struct {
 	HTTP         bool
 	TCP          bool
 	Provisioning bool
+	// EmergencyStop is the stop's hotkey. The zero value is the default: on, ctrl+alt+shift+s.
+	EmergencyStop EmergencyStop
+}
+
+// EmergencyStop configures the emergency stop's hotkey. Disabling it only stops reading the
+// hotkey: the latch, `mcec emergency-stop` and `mcec rearm` keep working.
+type EmergencyStop struct {
+	HotkeyDisabled bool
+	// Hotkey is the chord ("ctrl+alt+shift+s"); "" is the default. internal/estop parses it.
+	Hotkey string
 }
 
 // Environment variables that override the file (and are overridden by flags).
@@ -149,6 +164,12 @@ func Resolve(f File, getenv func(string) string, o Overrides) (Settings, error) 
 	s.HTTP, _ = pick(f.HTTP.Enabled, EnvHTTP, o.HTTP, true)
 	s.TCP, _ = pick(f.TCP.Enabled, EnvTCP, o.TCP, false)
 	s.Provisioning, _ = pick(f.Provisioning.Enabled, EnvProvisioning, o.Provisioning, false)
+	if e := f.EmergencyStop.Enabled; e != nil {
+		s.EmergencyStop.HotkeyDisabled = !*e
+	}
+	if h := f.EmergencyStop.Hotkey; h != nil {
+		s.EmergencyStop.Hotkey = *h
+	}
 	for _, n := range sortedKeys(f.Tools) {
 		if e := f.Tools[n].Enabled; e != nil {
 			s.Tools[n] = *e

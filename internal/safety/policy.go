@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/dispatch"
@@ -17,7 +18,8 @@ import (
 // program with the user's rights.
 var GatedTools = []string{"launch"}
 
-// Policy is the live gate. It is immutable once built and safe for concurrent use.
+// Policy is the live gate, safe for concurrent use. Its settings are fixed once built; only the
+// operator's consent grants (Grant) are added while it serves.
 type Policy struct {
 	agent   bool // the agent surface
 	all     bool // gated tools and raw input/program commands granted
@@ -25,6 +27,11 @@ type Policy struct {
 	tools   map[string]bool
 	raw     map[string]bool
 	log     *slog.Logger
+
+	// granted are the names the operator granted through request-command-access: in memory
+	// only, for this process, never written to any file.
+	mu      sync.RWMutex
+	granted map[string]bool
 }
 
 // NewPolicy applies the desktop mode's defaults to the settings: on mcec's own private desktop
@@ -57,7 +64,7 @@ func (p *Policy) Allow(_ context.Context, tool string) error {
 		}
 		return nil
 	}
-	if slices.Contains(GatedTools, tool) && !p.all {
+	if slices.Contains(GatedTools, tool) && !p.all && !p.isGranted(tool) {
 		return contract.Errorf(contract.CodeCommandDisabled,
 			"%s is gated until the operator grants it (mcec --allow-all, or [tools.%s] enabled = true in config.toml); do not retry", tool, tool)
 	}
@@ -110,7 +117,7 @@ func (p *Policy) AllowRaw(e *rawcmd.Entry) error {
 		return nil
 	case ok:
 		return contract.Errorf(contract.CodeCommandDisabled, "%s is disabled by the operator ([raw_commands.%q] enabled = false); do not retry", e.Name, e.Name)
-	case p.all, class == rawInput && p.private:
+	case p.all, class == rawInput && p.private, p.isGranted(e.Name), e.Kind == rawcmd.EntryKeysym && p.isGranted("keysym"):
 		return nil
 	}
 	return contract.Errorf(contract.CodeCommandDisabled,
@@ -220,4 +227,72 @@ func (a CommandAccess) Markdown() string {
 		b.WriteString("Raw commands enabled: none beyond agent tools.\n")
 	}
 	return b.String()
+}
+
+// Grant enables gated tools and raw commands by name for the rest of this process (the
+// operator's consent, internal/consent). It never overrides the agent surface switch or an
+// explicit enabled = false: those are the operator's configuration, which State reports as
+// Fixed so that nobody is asked about them.
+func (p *Policy) Grant(names []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.granted == nil {
+		p.granted = map[string]bool{}
+	}
+	for _, n := range names {
+		p.granted[n] = true
+	}
+}
+
+func (p *Policy) isGranted(name string) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.granted[name]
+}
+
+// GrantState is where a command name stands for a consent request.
+type GrantState int
+
+const (
+	// StateUnknown: no tool and no enabled raw command has this name.
+	StateUnknown GrantState = iota
+	// StateEnabled: already allowed; nothing to ask.
+	StateEnabled
+	// StateGated: refused until granted; the operator may grant it.
+	StateGated
+	// StateFixed: refused by the operator's configuration (agent surface off, enabled = false
+	// in config.toml or commands.toml); a consent grant cannot change it.
+	StateFixed
+)
+
+// State classifies name against the live catalog's tool names and the command table's entries.
+func (p *Policy) State(name string, tools []string, raw []*rawcmd.Entry) GrantState {
+	if slices.Contains(tools, name) {
+		switch {
+		case p.Allow(context.Background(), name) == nil:
+			return StateEnabled
+		case !p.agent:
+			return StateFixed
+		}
+		if on, ok := p.tools[name]; ok && !on {
+			return StateFixed
+		}
+		return StateGated
+	}
+	for _, e := range raw {
+		if e.Name != name || e.Kind == rawcmd.EntryTool {
+			continue
+		}
+		switch {
+		case !e.Enabled || !p.agent:
+			return StateFixed
+		case p.AllowRaw(e) == nil:
+			return StateEnabled
+		}
+		if on, ok := p.raw[e.Name]; ok && !on {
+			return StateFixed
+		}
+		return StateGated
+	}
+	return StateUnknown
 }

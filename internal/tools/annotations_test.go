@@ -45,10 +45,16 @@ var wantAnnotations = map[string]struct{ readOnly, destructive, idempotent, open
 	// set replaces what the user had copied; get asks the application that owns the selection.
 	"clipboard": {destructive: true, openWorld: true},
 	// Any raw command, including typing and the acting tools by name.
-	"send_command":   {destructive: true, openWorld: true},
-	"session-start":  {},
-	"session-status": {readOnly: true, idempotent: true},
-	"session-end":    {idempotent: true},
+	"send_command": {destructive: true, openWorld: true},
+	// Changes the server's gates (in memory), nothing on the desktop; asking again asks again.
+	"request-command-access": {},
+	"session-start":          {},
+	"session-status":         {readOnly: true, idempotent: true},
+	"session-end":            {idempotent: true},
+	// Starts a separate mcec with its own desktop and a listener other clients can reach.
+	"provision-session": {openWorld: true},
+	// Stops that instance: whatever ran in it is gone.
+	"end-session": {destructive: true, idempotent: true},
 }
 
 // maxDescription keeps tools/list descriptions short: they are sent to the model on every turn.

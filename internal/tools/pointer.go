@@ -2,10 +2,12 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -99,18 +101,32 @@ func raise(ctx context.Context, env *Env, w platform.Window) error {
 }
 
 // gesture runs one input gesture under the input gate, after raising the target window (when
-// there is one) so the gesture cannot land on whatever covers it.
-func gesture(ctx context.Context, env *Env, w platform.Window, do func() error) error {
+// there is one) so the gesture cannot land on whatever covers it. do gets a context that the
+// emergency stop cancels: the gesture aborts and releases what it pressed.
+func gesture(ctx context.Context, env *Env, w platform.Window, do func(ctx context.Context) error) error {
+	if env.Stop != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = env.Stop.Gesture(ctx)
+		defer cancel()
+	}
+	stopped := func(err error) error {
+		if errors.Is(context.Cause(ctx), estop.ErrStopped) {
+			if serr := env.Stop.Err(); serr != nil {
+				return serr
+			}
+		}
+		return err
+	}
 	release, err := env.Gate.Hold(ctx)
 	if err != nil {
-		return platformError(err)
+		return stopped(platformError(err))
 	}
 	defer release()
 	if err := raise(ctx, env, w); err != nil {
-		return err
+		return stopped(err)
 	}
-	if err := do(); err != nil {
-		return platformError(err)
+	if err := do(ctx); err != nil {
+		return stopped(platformError(err))
 	}
 	return nil
 }
@@ -139,7 +155,7 @@ func clickTool(env *Env) *catalog.Tool {
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:      clickResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeElementStale,
-			contract.CodeForegroundNotSet, contract.CodeTargetElevated}),
+			contract.CodeForegroundNotSet, contract.CodeTargetElevated, contract.CodeEmergencyStopped}),
 		Run: func(ctx context.Context, call *catalog.Call, in *clickArgs) (*catalog.Response, error) {
 			button, err := parseButton(in.Button)
 			if err != nil {
@@ -160,7 +176,7 @@ func clickTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			if err := gesture(ctx, env, w, func() error { return env.Desktop.Input().Click(ctx, p, button, count) }); err != nil {
+			if err := gesture(ctx, env, w, func(ctx context.Context) error { return env.Desktop.Input().Click(ctx, p, button, count) }); err != nil {
 				return nil, err
 			}
 			res := clickResult{Clicked: true, At: [2]int{p.X, p.Y}, Button: buttonName(button), Count: count}
@@ -216,7 +232,7 @@ func dragTool(env *Env) *catalog.Tool {
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:      dragResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeForegroundNotSet,
-			contract.CodeTargetElevated}),
+			contract.CodeTargetElevated, contract.CodeEmergencyStopped}),
 		Run: func(ctx context.Context, call *catalog.Call, in *dragArgs) (*catalog.Response, error) {
 			button, err := parseButton(in.Button)
 			if err != nil {
@@ -247,7 +263,7 @@ func dragTool(env *Env) *catalog.Tool {
 				path = append(path, pt)
 			}
 			path = append(path, to)
-			if err := gesture(ctx, env, w, func() error { return env.Desktop.Input().Drag(ctx, path, button) }); err != nil {
+			if err := gesture(ctx, env, w, func(ctx context.Context) error { return env.Desktop.Input().Drag(ctx, path, button) }); err != nil {
 				return nil, err
 			}
 			res := dragResult{Dragged: true, From: [2]int{from.X, from.Y}, To: [2]int{to.X, to.Y}, Points: len(path)}

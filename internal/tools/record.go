@@ -70,7 +70,7 @@ func recordTool(env *Env) *catalog.Tool {
 		Result:      recordResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeRecordingInProgress,
 			contract.CodeNoRecording, contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed,
-			contract.CodeRecordNoFrames, contract.CodeRecordWriteFailed}),
+			contract.CodeRecordNoFrames, contract.CodeRecordWriteFailed, contract.CodeEmergencyStopped}),
 		Warnings: []contract.Code{contract.WarnLimitsClamped, contract.WarnUnfetchedRecordingDiscarded, contract.WarnRegionClamped,
 			contract.WarnMinimizedWindow, contract.WarnCaptureFallback},
 		Run: func(ctx context.Context, call *catalog.Call, in *recordArgs) (*catalog.Response, error) {
@@ -190,6 +190,10 @@ func recordPath(call *catalog.Call, file string) (string, error) {
 
 func recordResponse(r recorder.Result, resp *catalog.Response) (*catalog.Response, error) {
 	target, _ := r.Meta.(recordTarget)
+	if errors.Is(r.WriteErr, recorder.ErrDiscarded) {
+		return resp, contract.Errorf(contract.CodeEmergencyStopped,
+			"the operator's emergency stop discarded the recording (nothing was written); do not retry — tell the user")
+	}
 	if r.WriteErr != nil {
 		return resp, contract.Errorf(contract.CodeRecordWriteFailed, "the recording of %d frames could not be written to %s: %v",
 			r.Frames, r.File, r.WriteErr)

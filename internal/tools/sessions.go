@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/session"
 )
 
@@ -43,13 +44,15 @@ type sessionStatusResult struct {
 	session.Status
 	// CommandAccess is safety.CommandAccess: enabledTools, gatedTools, enabledRawCommands.
 	CommandAccess any `json:"commandAccess,omitempty"`
+	// EmergencyStop is the operator's stop: armed, stopped or unavailable, since when and how.
+	EmergencyStop *estop.Status `json:"emergencyStop,omitempty"`
 }
 
 func sessionStatusTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[sessionIDArgs]{
 		Name:            "session-status",
 		Title:           "Session status",
-		Description:     "Report a session's state: start time, artifact directory, call counts, active target, last observation, action and error, and the server's commandAccess (enabledTools, gatedTools, enabledRawCommands).",
+		Description:     "Report a session's state: start time, artifact directory, call counts, active target, last observation, action and error, and the server's commandAccess (enabledTools, gatedTools, enabledRawCommands) and emergencyStop (state armed, stopped or unavailable; since; how). Served even while the emergency stop refuses every other tool.",
 		Annotations:     catalog.Annotations{ReadOnly: true, Idempotent: true},
 		ManagesSessions: true,
 		Result:          sessionStatusResult{},
@@ -62,6 +65,10 @@ func sessionStatusTool(env *Env) *catalog.Tool {
 			res := sessionStatusResult{Status: s.Status()}
 			if env.Access != nil {
 				res.CommandAccess = env.Access()
+			}
+			if env.Stop != nil {
+				st := env.Stop.Status()
+				res.EmergencyStop = &st
 			}
 			return &catalog.Response{Result: res, Session: s}, nil
 		},

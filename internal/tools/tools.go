@@ -7,8 +7,11 @@ import (
 	"os/exec"
 
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/consent"
+	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/provision"
 	"github.com/mcec/mcec/internal/rawcmd"
 	"github.com/mcec/mcec/internal/recorder"
 	"github.com/mcec/mcec/internal/session"
@@ -31,6 +34,15 @@ type Env struct {
 	// Access reports the live command access (safety.CommandAccess) for session-status; nil
 	// on servers without gates.
 	Access func() any
+	// Provision starts isolated instances (provision-session, end-session); nil when the
+	// operator has not allowed provisioning.
+	Provision *provision.Manager
+	// Consent asks the operator for gated commands (request-command-access); nil on servers
+	// without a broker.
+	Consent *consent.Broker
+	// Stop is the operator's emergency stop: gestures run under its context (a trip aborts them)
+	// and session-status reports it; nil on servers without one.
+	Stop *estop.Latch
 }
 
 // Register adds every tool to c, in the order tools/list shows them.
@@ -52,9 +64,12 @@ func Register(c *catalog.Catalog, env *Env) {
 		launchTool(env),
 		clipboardTool(env),
 		sendCommandTool(env),
+		requestAccessTool(env),
 		sessionStartTool(env),
 		sessionStatusTool(env),
 		sessionEndTool(env),
+		provisionSessionTool(env),
+		endSessionTool(env),
 	} {
 		c.Add(t)
 	}

@@ -1,0 +1,173 @@
+package estop
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcec/mcec/internal/xinput2"
+)
+
+// dialLimit bounds connecting to the display and setting up the listener.
+const dialLimit = 5 * time.Second
+
+// xiKeyRepeat marks a repeated key in a raw event's flags.
+const xiKeyRepeat = 1 << 16
+
+// Listener reads the hotkey on its own X connection and goroutine.
+type Listener struct {
+	c      *xinput2.Conn
+	hk     Hotkey
+	latch  *Latch
+	log    *slog.Logger
+	t      *tracker
+	devs   map[uint16]xinput2.Device
+	closed atomic.Bool
+	done   chan struct{}
+}
+
+// Listen connects to display, selects raw key events and starts reading them. On failure the
+// latch is marked unavailable (with the reason) and the error returned: the server goes on
+// without the hotkey.
+func Listen(ctx context.Context, display string, hk Hotkey, latch *Latch, log *slog.Logger) (*Listener, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ls, err := listen(ctx, display, hk, latch, log)
+	if err != nil {
+		latch.SetHotkey(hk.String(), err.Error())
+		return nil, err
+	}
+	latch.SetHotkey(hk.String(), "")
+	go ls.run()
+	return ls, nil
+}
+
+func listen(ctx context.Context, display string, hk Hotkey, latch *Latch, log *slog.Logger) (*Listener, error) {
+	ctx, cancel := context.WithTimeout(ctx, dialLimit)
+	defer cancel()
+	c, err := xinput2.Dial(ctx, display)
+	if err != nil {
+		return nil, fmt.Errorf("emergency stop hotkey: %w", err)
+	}
+	ls := &Listener{c: c, hk: hk, latch: latch, log: log, t: newTracker(hk), done: make(chan struct{})}
+	if err := ls.setup(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("emergency stop hotkey: %w", err)
+	}
+	return ls, nil
+}
+
+func (ls *Listener) setup() error {
+	if err := ls.c.SelectRawKeys(); err != nil {
+		return err
+	}
+	if err := ls.refreshDevices(); err != nil {
+		return err
+	}
+	return ls.refreshKeymap()
+}
+
+func (ls *Listener) refreshDevices() error {
+	devs, err := ls.c.QueryDevices()
+	if err != nil {
+		return fmt.Errorf("XIQueryDevice: %w", err)
+	}
+	m := make(map[uint16]xinput2.Device, len(devs))
+	var xtest []string
+	for _, d := range devs {
+		m[d.ID] = d
+		if isXTest(d) {
+			xtest = append(xtest, fmt.Sprintf("%d %q", d.ID, d.Name))
+		}
+	}
+	ls.devs = m
+	ls.t.forget(func(id uint16) bool { _, ok := m[id]; return ok })
+	ls.log.Debug("emergency stop: input devices", "count", len(devs), "ignored XTEST devices", xtest)
+	return nil
+}
+
+func (ls *Listener) refreshKeymap() error {
+	km, err := ls.c.KeyboardMapping()
+	if err != nil {
+		return fmt.Errorf("GetKeyboardMapping: %w", err)
+	}
+	return ls.t.setKeymap(km)
+}
+
+// isXTest recognizes the XTEST slave devices ("Virtual core XTEST keyboard", "<master> XTEST
+// pointer"): every XTEST client's input, mcec's own included, comes from them.
+func isXTest(d xinput2.Device) bool { return strings.Contains(d.Name, "XTEST") }
+
+// physical reports whether source is a slave device that is not an XTEST device. A source not
+// in the table makes it re-read the device list once (a keyboard plugged in just now).
+func (ls *Listener) physical(source uint16) bool {
+	d, ok := ls.devs[source]
+	if !ok {
+		if err := ls.refreshDevices(); err != nil {
+			ls.log.Warn("emergency stop: cannot list input devices", "err", err)
+			return false
+		}
+		if d, ok = ls.devs[source]; !ok {
+			return false
+		}
+	}
+	switch d.Use {
+	case xinput2.SlaveKeyboard, xinput2.SlavePointer, xinput2.FloatingSlave:
+		return !isXTest(d)
+	}
+	return false
+}
+
+func (ls *Listener) run() {
+	defer close(ls.done)
+	for {
+		ev, err := ls.c.NextEvent()
+		if err != nil {
+			if !ls.closed.Load() {
+				ls.log.Warn("emergency stop hotkey: lost the X connection; the hotkey no longer works (mcec rearm and the control socket still do)", "err", err)
+				ls.latch.SetHotkey(ls.hk.String(), "lost the X connection: "+err.Error())
+			}
+			return
+		}
+		switch ev.Kind {
+		case xinput2.RawKeyPress, xinput2.RawKeyRelease:
+			if ev.Synthetic || ev.Flags&xiKeyRepeat != 0 || !ls.physical(ev.Source) {
+				continue
+			}
+			if ls.t.event(ev.Source, ev.Keycode, ev.Kind == xinput2.RawKeyPress) {
+				ls.log.Info("emergency stop hotkey pressed", "device", ls.devs[ev.Source].Name)
+				ls.latch.Chord()
+			}
+		case xinput2.HierarchyChanged:
+			if err := ls.refreshDevices(); err != nil {
+				ls.log.Warn("emergency stop: cannot list input devices", "err", err)
+			}
+		case xinput2.MappingNotify:
+			if ev.Request != 1 { // keyboard
+				continue
+			}
+			// mcec's own typing remaps spare keycodes; the chord's keys are not among them, but a
+			// layout change may move them.
+			if err := ls.refreshKeymap(); err != nil {
+				ls.log.Warn("emergency stop: cannot re-read the keyboard map", "err", err)
+			}
+		case xinput2.XError:
+			ls.log.Debug("emergency stop: X error", "code", ev.ErrorCode)
+		}
+	}
+}
+
+// Close stops listening and closes the connection.
+func (ls *Listener) Close() error {
+	if ls == nil {
+		return nil
+	}
+	ls.closed.Store(true)
+	err := ls.c.Close()
+	<-ls.done
+	return err
+}

@@ -1,0 +1,513 @@
+// Package provision starts and stops isolated mcec instances: each one a separate `mcec serve
+// --headless` process with its own private desktop, its own loopback port and a fresh bearer
+// token. Instance metadata (never the token, only its hash) lives in a per-user runtime
+// directory, so a later mcec can reap what a crashed one left behind.
+package provision
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Defaults.
+const (
+	// DefaultMaxInstances bounds concurrent instances per provisioning server: each one is a
+	// desktop (Xvfb, D-Bus, AT-SPI, openbox) plus an mcec.
+	DefaultMaxInstances = 4
+	// DefaultMaxAge is how old an instance may get before the reaper stops it.
+	DefaultMaxAge = 12 * time.Hour
+	// DefaultStartTimeout bounds how long a new instance may take to report readiness.
+	DefaultStartTimeout = 60 * time.Second
+	// DefaultGrace is how long a stopping instance gets after SIGTERM before SIGKILL.
+	DefaultGrace = 10 * time.Second
+	// reapInterval is how often a running manager looks for stale instances.
+	reapInterval = 10 * time.Minute
+)
+
+// EnvInstance marks an instance's process environment with its id; the reaper kills a
+// recorded pid only when /proc/PID/environ still carries the mark (the pid may have been reused).
+const EnvInstance = "MCEC_INSTANCE"
+
+// Errors. Provision's other failures wrap ErrStart.
+var (
+	ErrLimit        = errors.New("instance limit reached")
+	ErrStart        = errors.New("instance did not start")
+	ErrTokenInvalid = errors.New("token does not match the instance")
+	ErrBadID        = errors.New("not an instance id")
+	ErrClosed       = errors.New("provisioning manager closed")
+)
+
+var idPattern = regexp.MustCompile(`^inst-[0-9a-f]{16}$`)
+
+// ValidID reports whether id has the shape Provision mints (it names a directory).
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Options configure a Manager. Zero values take the defaults.
+type Options struct {
+	// Binary is the mcec executable to start (default: os.Executable()).
+	Binary string
+	// Dir is the instances directory (default: RuntimeDir()).
+	Dir string
+	// SessionsDir is passed to instances as --sessions-dir ("" leaves their default).
+	SessionsDir string
+	// Env is the base environment of instances (default os.Environ()); the display, the bus
+	// and every MCEC_* variable are removed from it.
+	Env          []string
+	MaxInstances int
+	StartTimeout time.Duration
+	Grace        time.Duration
+	Log          *slog.Logger
+	// IsInstance reports whether pid is still the instance id (default: its environment
+	// carries EnvInstance=id). Only the reaper asks; tests may replace it.
+	IsInstance func(pid int, id string) bool
+}
+
+// Instance is how to reach a provisioned instance.
+type Instance struct {
+	ID      string
+	Token   string
+	Port    int
+	PID     int
+	Started time.Time
+	Dir     string
+	Binary  string
+}
+
+// BaseURL is http://127.0.0.1:PORT.
+func (i Instance) BaseURL() string { return "http://127.0.0.1:" + strconv.Itoa(i.Port) }
+
+// MCPEndpoint is the instance's MCP streamable HTTP endpoint.
+func (i Instance) MCPEndpoint() string { return i.BaseURL() + "/mcp" }
+
+// record is instance.json: what a later mcec needs to reap the instance. The token itself is
+// never written, only its SHA-256.
+type record struct {
+	ID        string    `json:"id"`
+	PID       int       `json:"pid"`
+	Port      int       `json:"port,omitempty"`
+	Started   time.Time `json:"started"`
+	TokenHash string    `json:"tokenSha256"`
+	ParentPID int       `json:"parentPid"`
+}
+
+const recordFile = "instance.json"
+
+// running is an instance this manager started; done closes once it has been reaped.
+type running struct {
+	rec  record
+	done chan struct{}
+}
+
+// Manager starts, ends and reaps instances. It is safe for concurrent use.
+type Manager struct {
+	opt Options
+	log *slog.Logger
+
+	mu      sync.Mutex
+	live    map[string]*running
+	pending int
+	closed  bool
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// NewManager prepares the instances directory, reaps stale instances left by earlier servers
+// and starts the periodic reaper.
+func NewManager(opt Options) (*Manager, error) {
+	if opt.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("provisioning: find the mcec binary: %w", err)
+		}
+		opt.Binary = exe
+	}
+	if opt.Dir == "" {
+		opt.Dir = RuntimeDir()
+	}
+	if opt.Env == nil {
+		opt.Env = os.Environ()
+	}
+	if opt.MaxInstances <= 0 {
+		opt.MaxInstances = DefaultMaxInstances
+	}
+	if opt.StartTimeout <= 0 {
+		opt.StartTimeout = DefaultStartTimeout
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = DefaultGrace
+	}
+	if opt.IsInstance == nil {
+		opt.IsInstance = isInstance
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	if err := privateDir(opt.Dir); err != nil {
+		return nil, fmt.Errorf("provisioning: %w", err)
+	}
+	m := &Manager{opt: opt, log: opt.Log, live: map[string]*running{}, stop: make(chan struct{})}
+	m.Reap(DefaultMaxAge)
+	m.wg.Add(1)
+	go m.reapLoop()
+	return m, nil
+}
+
+func (m *Manager) reapLoop() {
+	defer m.wg.Done()
+	t := time.NewTicker(reapInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+			m.Reap(DefaultMaxAge)
+		}
+	}
+}
+
+// Dir is the instances directory.
+func (m *Manager) Dir() string { return m.opt.Dir }
+
+// MaxInstances is the concurrent instance limit.
+func (m *Manager) MaxInstances() int { return m.opt.MaxInstances }
+
+// Provision starts a new instance and waits (up to StartTimeout, or ctx) until it serves.
+func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
+	m.mu.Lock()
+	switch {
+	case m.closed:
+		m.mu.Unlock()
+		return Instance{}, ErrClosed
+	case len(m.live)+m.pending >= m.opt.MaxInstances:
+		m.mu.Unlock()
+		return Instance{}, fmt.Errorf("%w: %d instances are running (limit %d); end one with end-session first", ErrLimit, len(m.live)+m.pending, m.opt.MaxInstances)
+	}
+	m.pending++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.pending--
+		m.mu.Unlock()
+	}()
+
+	id, token := "inst-"+randomHex(8), randomHex(16)
+	dir := filepath.Join(m.opt.Dir, id)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return Instance{}, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	fail := func(r *running, format string, a ...any) (Instance, error) {
+		if r != nil {
+			m.terminate(r)
+		}
+		reason := fmt.Sprintf(format, a...)
+		if tail := logTail(filepath.Join(dir, "instance.log")); tail != "" {
+			reason += "; its log ends: " + tail
+		}
+		_ = os.RemoveAll(dir)
+		return Instance{}, fmt.Errorf("%w: %s", ErrStart, reason)
+	}
+
+	logf, err := os.OpenFile(filepath.Join(dir, "instance.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fail(nil, "%v", err)
+	}
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		logf.Close()
+		return fail(nil, "%v", err)
+	}
+	defer readyR.Close()
+	args := []string{"serve", "--headless", "--bind", "127.0.0.1", "--port", "0", "--tcp=false",
+		// Its desktop is private: the standard tool set is on. No nested provisioning.
+		"--allow-agent", "--allow-provisioning=false", "--ready-fd", "3"}
+	if m.opt.SessionsDir != "" {
+		args = append(args, "--sessions-dir", m.opt.SessionsDir)
+	}
+	cmd := exec.Command(m.opt.Binary, args...)
+	cmd.Env = childEnv(m.opt.Env, id, token)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.ExtraFiles = []*os.File{readyW}
+	// Its own process group (End signals the group); SIGTERM when the provisioning server dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	startErr := cmd.Start()
+	readyW.Close()
+	logf.Close()
+	if startErr != nil {
+		return fail(nil, "start %s: %v", m.opt.Binary, startErr)
+	}
+	r := &running{done: make(chan struct{}), rec: record{ID: id, PID: cmd.Process.Pid, Started: time.Now().UTC(),
+		TokenHash: hashToken(token), ParentPID: os.Getpid()}}
+	go func() {
+		_ = cmd.Wait()
+		close(r.done)
+	}()
+	// Recorded before readiness, so a crash of this server while the instance starts still
+	// leaves something to reap.
+	if err := writeRecord(dir, r.rec); err != nil {
+		return fail(r, "write %s: %v", recordFile, err)
+	}
+
+	deadline := time.Now().Add(m.opt.StartTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	port, err := readReady(ctx, readyR, deadline)
+	if err != nil {
+		return fail(r, "%v", err)
+	}
+	r.rec.Port = port
+	if err := writeRecord(dir, r.rec); err != nil {
+		return fail(r, "write %s: %v", recordFile, err)
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return fail(r, "the provisioning server is shutting down")
+	}
+	m.live[id] = r
+	m.mu.Unlock()
+	m.log.Info("instance provisioned", "instance", id, "pid", r.rec.PID, "port", port)
+	return Instance{ID: id, Token: token, Port: port, PID: r.rec.PID, Started: r.rec.Started, Dir: dir, Binary: m.opt.Binary}, nil
+}
+
+// readyLine is what `mcec serve --ready-fd` writes once it listens.
+type readyLine struct {
+	Port int `json:"port"`
+}
+
+// readReady waits for the instance's readiness line. EOF means the instance exited (or closed
+// the pipe) without serving.
+func readReady(ctx context.Context, r *os.File, deadline time.Time) (int, error) {
+	if err := r.SetReadDeadline(deadline); err != nil {
+		return 0, err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = r.SetReadDeadline(time.Now()) })
+	defer stop()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("cancelled while the instance started: %w", ctx.Err())
+		}
+		return 0, errors.New("no readiness report before the start deadline")
+	case err != nil:
+		return 0, errors.New("the instance exited before it served")
+	}
+	var rl readyLine
+	if err := json.Unmarshal([]byte(line), &rl); err != nil || rl.Port <= 0 || rl.Port > 65535 {
+		return 0, fmt.Errorf("malformed readiness report %q", strings.TrimSpace(line))
+	}
+	return rl.Port, nil
+}
+
+// EndResult says what End did.
+type EndResult struct {
+	// Ended is true when this call stopped the instance.
+	Ended bool
+	// AlreadyGone is true when no such instance was running (unknown, or ended before).
+	AlreadyGone bool
+}
+
+// End stops instance id after checking token (constant-time, against the stored hash), and
+// removes its directory. An unknown or already ended id is not an error: AlreadyGone.
+func (m *Manager) End(id, token string) (EndResult, error) {
+	if !ValidID(id) {
+		return EndResult{}, ErrBadID
+	}
+	m.mu.Lock()
+	r := m.live[id]
+	m.mu.Unlock()
+	dir := filepath.Join(m.opt.Dir, id)
+	if r == nil {
+		// Perhaps a leftover of another (crashed) server: the record and the token still decide.
+		rec, err := readRecord(dir)
+		if err != nil {
+			return EndResult{AlreadyGone: true}, nil
+		}
+		if !tokenMatches(rec.TokenHash, token) {
+			return EndResult{}, ErrTokenInvalid
+		}
+		ended := m.stopForeign(rec)
+		_ = os.RemoveAll(dir)
+		return EndResult{Ended: ended, AlreadyGone: !ended}, nil
+	}
+	if !tokenMatches(r.rec.TokenHash, token) {
+		return EndResult{}, ErrTokenInvalid
+	}
+	m.mu.Lock()
+	if m.live[id] != r { // a concurrent End won
+		m.mu.Unlock()
+		<-r.done
+		return EndResult{AlreadyGone: true}, nil
+	}
+	delete(m.live, id)
+	m.mu.Unlock()
+	m.terminate(r)
+	_ = os.RemoveAll(dir)
+	m.log.Info("instance ended", "instance", id, "pid", r.rec.PID)
+	return EndResult{Ended: true}, nil
+}
+
+// Reap stops and removes instances older than maxAge, and records whose instance is gone or
+// whose provisioning server is gone (orphans a crash left behind).
+func (m *Manager) Reap(maxAge time.Duration) {
+	entries, err := os.ReadDir(m.opt.Dir)
+	if err != nil {
+		return
+	}
+	now := time.Now()
+	for _, e := range entries {
+		if !e.IsDir() || !ValidID(e.Name()) {
+			continue
+		}
+		id, dir := e.Name(), filepath.Join(m.opt.Dir, e.Name())
+		m.mu.Lock()
+		r := m.live[id]
+		if r != nil && now.Sub(r.rec.Started) > maxAge {
+			delete(m.live, id)
+		} else if r != nil {
+			r = nil // ours and young: keep
+			m.mu.Unlock()
+			continue
+		}
+		pending := m.pending > 0
+		m.mu.Unlock()
+		if r != nil {
+			m.log.Info("reaping an old instance", "instance", id, "pid", r.rec.PID)
+			m.terminate(r)
+			_ = os.RemoveAll(dir)
+			continue
+		}
+		rec, err := readRecord(dir)
+		if err != nil {
+			// No record: a Provision of this server may be writing it; otherwise debris.
+			if info, serr := os.Stat(dir); serr == nil && !pending && now.Sub(info.ModTime()) > time.Minute {
+				_ = os.RemoveAll(dir)
+			}
+			continue
+		}
+		if rec.ParentPID == os.Getpid() {
+			continue // being provisioned by this server right now
+		}
+		alive := m.opt.IsInstance(rec.PID, rec.ID)
+		orphan := rec.ParentPID > 0 && !processExists(rec.ParentPID)
+		if alive && now.Sub(rec.Started) <= maxAge && !orphan {
+			continue // another live server's young instance
+		}
+		m.log.Info("reaping a stale instance", "instance", id, "pid", rec.PID, "alive", alive, "orphan", orphan)
+		if alive {
+			m.stopForeign(rec)
+		}
+		_ = os.RemoveAll(dir)
+	}
+}
+
+// Close stops every instance this manager started (by PID, waiting until each is reaped) and
+// the periodic reaper. It is idempotent.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	close(m.stop)
+	live := m.live
+	m.live = map[string]*running{}
+	m.mu.Unlock()
+	m.wg.Wait()
+	var wg sync.WaitGroup
+	for id, r := range live {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.terminate(r)
+			_ = os.RemoveAll(filepath.Join(m.opt.Dir, id))
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// terminate stops an instance this manager started: SIGTERM to its process group, SIGKILL
+// after the grace period, and waits until it has been reaped.
+func (m *Manager) terminate(r *running) {
+	pid := r.rec.PID
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	select {
+	case <-r.done:
+		return
+	case <-time.After(m.opt.Grace):
+	}
+	m.log.Warn("instance ignored SIGTERM; killing it", "instance", r.rec.ID, "pid", pid)
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	<-r.done
+}
+
+// childEnv is base without the display, the bus and MCEC_* settings, plus the instance's id
+// and token. The token travels by environment because argv is visible to every user (ps).
+func childEnv(base []string, id, token string) []string {
+	out := make([]string, 0, len(base)+3)
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || strings.HasPrefix(k, "MCEC_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	// MCEC_HTTP: a config.toml that switches the listener off must not break the instance.
+	return append(out, EnvInstance+"="+id, "MCEC_TOKEN="+token, "MCEC_HTTP=true")
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails (crypto/rand panics internally rather than return short)
+	return hex.EncodeToString(b)
+}
+
+func hashToken(token string) string {
+	s := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(s[:])
+}
+
+// tokenMatches compares token's hash with the stored one in constant time.
+func tokenMatches(storedHash, token string) bool {
+	want, err := hex.DecodeString(storedHash)
+	if err != nil || len(want) != sha256.Size {
+		return false
+	}
+	got := sha256.Sum256([]byte(token))
+	return subtle.ConstantTimeCompare(want, got[:]) == 1
+}
+
+// logTail is the last line or so of the instance's log, for a failure's detail.
+func logTail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimSpace(string(b))
+	if len(s) > 400 {
+		s = "…" + s[len(s)-400:]
+	}
+	return s
+}

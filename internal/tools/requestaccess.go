@@ -1,0 +1,47 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
+)
+
+type requestAccessArgs struct {
+	Commands []string `json:"commands" jsonschema:"1 to 8 names to enable: tool names (launch) or raw command names as listed in commandAccess and mcec:cmds (keysym, a chord, a program entry)."`
+	Reason   string   `json:"reason" jsonschema:"Why the task needs them, shown to the operator: at most 300 characters; control and bidi characters are replaced."`
+}
+
+type requestAccessResult struct {
+	// Granted are the names the operator granted now.
+	Granted []string `json:"granted"`
+	// AlreadyEnabled were allowed before; nobody was asked about them.
+	AlreadyEnabled []string `json:"alreadyEnabled"`
+	// Scope is "process": grants live in the server's memory only and end with it.
+	Scope string `json:"scope"`
+}
+
+func requestAccessTool(env *Env) *catalog.Tool {
+	return catalog.Define(catalog.Spec[requestAccessArgs]{
+		Name:  "request-command-access",
+		Title: "Ask the operator for gated commands",
+		Description: "Ask the operator to enable gated tools or raw commands (launch, raw input on an attached desktop) and wait " +
+			"up to 120 s for the answer. While the question is open only read-only tools are served (others fail " +
+			"consent-pending). Grants last for this server process only. A deny is final for the process (consent-denied): " +
+			"do not ask again.",
+		Annotations: catalog.Annotations{OpenWorld: false},
+		Result:      requestAccessResult{},
+		Errors: []contract.Code{contract.CodeBadArguments, contract.CodeCommandDisabled, contract.CodeConsentDenied,
+			contract.CodeConsentTimeout, contract.CodeConsentUnavailable, contract.CodeConsentPending},
+		Run: func(ctx context.Context, call *catalog.Call, in *requestAccessArgs) (*catalog.Response, error) {
+			if env.Consent == nil {
+				return nil, contract.Errorf(contract.CodeConsentUnavailable, "this server has no way to ask the operator")
+			}
+			out, err := env.Consent.Request(ctx, in.Commands, in.Reason, call.Session.ID())
+			if err != nil {
+				return nil, err
+			}
+			return &catalog.Response{Result: requestAccessResult{Granted: out.Granted, AlreadyEnabled: out.AlreadyEnabled, Scope: "process"}}, nil
+		},
+	})
+}
