@@ -13,11 +13,24 @@ import (
 
 var lineListening = regexp.MustCompile(`line protocol .* on tcp://(\S+)`)
 
-// TestLineProtocolExit serves the line protocol from the binary; mcec:exit answers, then the
-// server exits cleanly (status 0, its private desktop stopped).
+// TestLineProtocolExit serves the line protocol from the binary, beside HTTP and with HTTP
+// switched off; mcec:exit answers, then the server exits cleanly (status 0, its private desktop
+// stopped).
 func TestLineProtocolExit(t *testing.T) {
+	for _, httpOn := range []bool{true, false} {
+		t.Run(map[bool]string{true: "with HTTP", false: "line protocol only"}[httpOn], func(t *testing.T) {
+			testLineProtocolExit(t, httpOn)
+		})
+	}
+}
+
+func testLineProtocolExit(t *testing.T, httpOn bool) {
 	cmd := mcecCmd(t, "serve", "--port", "0", "--tcp", "--tcp-port", "0")
+	if !httpOn {
+		cmd.Env = append(cmd.Env, "MCEC_HTTP=false")
+	}
 	stderr, _ := cmd.StderrPipe()
+	httpServed := make(chan bool, 1)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +39,9 @@ func TestLineProtocolExit(t *testing.T) {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			if strings.Contains(sc.Text(), "serving MCP at") {
+				httpServed <- true
+			}
 			if m := lineListening.FindStringSubmatch(sc.Text()); m != nil {
 				addrc <- m[1]
 			}
@@ -69,6 +85,16 @@ func TestLineProtocolExit(t *testing.T) {
 		t.Fatal("mcec serve did not exit after mcec:exit")
 	}
 	assertGone(t, children)
+	select {
+	case <-httpServed:
+		if !httpOn {
+			t.Error("HTTP was served although MCEC_HTTP=false")
+		}
+	default:
+		if httpOn {
+			t.Error("HTTP was not served")
+		}
+	}
 }
 
 func TestLineProtocolLoopbackOnly(t *testing.T) {

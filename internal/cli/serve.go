@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/mcec/mcec/internal/transport"
@@ -73,8 +74,8 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	if err != nil {
 		return err
 	}
-	if !gates.HTTP {
-		return usageError{errors.New("the HTTP listener is switched off ([http] enabled = false or MCEC_HTTP=false); use mcec mcp for stdio")}
+	if !gates.HTTP && !gates.TCP {
+		return usageError{errors.New("the HTTP listener is switched off ([http] enabled = false or MCEC_HTTP=false) and the line protocol is not on (--tcp); use mcec mcp for stdio")}
 	}
 	o.tcp = gates.TCP
 	if err := o.checkTCPFlags(); err != nil {
@@ -92,13 +93,19 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 		return err
 	}
 	defer stopLines()
+	if !gates.HTTP {
+		// The operator switched HTTP off but asked for the line protocol: serve only that.
+		fmt.Fprintln(st.err, "mcec: the HTTP listener is switched off; serving the line protocol only")
+		<-ctx.Done()
+		return nil
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(addr.String(), strconv.Itoa(o.port)))
 	if err != nil {
 		return err
 	}
 	door := transport.FrontDoor{Port: ln.Addr().(*net.TCPAddr).Port, Bind: addr, Token: o.token, Log: log}
 	srv := &http.Server{
-		Handler:           transport.NewHTTPHandler(d.Dispatcher, d.MCPServer("http"), door, log),
+		Handler:           transport.NewHTTPHandler(d.Dispatcher, func() *mcp.Server { return d.MCPServer("http") }, door, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Requests inherit the serve context, so a shutdown also ends MCP event streams (GET
 		// /mcp), which would otherwise hold Shutdown until its timeout.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -136,7 +137,8 @@ func FuzzFacade(f *testing.F) {
 	close(release) // a block:true call returns at once
 	d := testDispatcher(f, release)
 	const port = 5151
-	h := NewHTTPHandler(d, NewMCPServer(d, ServerInfo{Name: "mcec"}),
+	srv := NewMCPServer(d, ServerInfo{Name: "mcec"})
+	h := NewHTTPHandler(d, func() *mcp.Server { return srv },
 		FrontDoor{Port: port, Bind: netip.MustParseAddr("127.0.0.1")}, nil)
 	allowed := map[int]bool{200: true, 202: true, 400: true, 403: true, 404: true, 405: true, 406: true,
 		413: true, 415: true, 503: true}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,12 +28,27 @@ const (
 // response body is the envelope itself, HTTP 200 whatever ok says. Non-200 is only for transport
 // and auth faults: bad JSON 400, wrong token 401, refused Host or Origin 403, unknown path or tool
 // 404, not POST 405, body over 1 MiB 413, more than 16 requests in flight 503.
-func NewHTTPHandler(d *dispatch.Dispatcher, srv *mcp.Server, door FrontDoor, log *slog.Logger) http.Handler {
+//
+// newServer builds the MCP server a new MCP session (an initialize) gets, so that what
+// initialize tells the agent (the command access granted so far) is current for each session;
+// requests of existing sessions never build one.
+func NewHTTPHandler(d *dispatch.Dispatcher, newServer func() *mcp.Server, door FrontDoor, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Logger: log, MaxRequestBodyBytes: MaxBodyBytes})
+	var (
+		once   sync.Once
+		shared *mcp.Server
+	)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		if r.Header.Get("Mcp-Session-Id") == "" {
+			return newServer()
+		}
+		// The SDK asks for a server on every request (for its protocol versions) even when it
+		// then routes the request to an existing session: any one does.
+		once.Do(func() { shared = newServer() })
+		return shared
+	}, &mcp.StreamableHTTPOptions{Logger: log, MaxRequestBodyBytes: MaxBodyBytes})
 	mux := http.NewServeMux()
 	mux.Handle(mcpPath, mcpHandler)
 	mux.HandleFunc(facadePathPrefix+"{tool}", func(w http.ResponseWriter, r *http.Request) {
@@ -73,7 +89,7 @@ func serveFacade(w http.ResponseWriter, r *http.Request, d *dispatch.Dispatcher)
 		httpError(w, http.StatusNotFound, err.Error())
 		return
 	}
-	b, err := json.Marshal(out.Envelope)
+	b, err := out.Envelope.MarshalJSON() // compact already: json.Marshal would scan it again
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, err.Error())
 		return

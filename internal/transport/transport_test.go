@@ -357,7 +357,9 @@ func serveHTTP(t *testing.T, d *dispatch.Dispatcher, token string) *httptest.Ser
 	srv := httptest.NewUnstartedServer(nil)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	door := FrontDoor{Port: port, Bind: netip.MustParseAddr("127.0.0.1"), Token: token}
-	srv.Config.Handler = NewHTTPHandler(d, NewMCPServer(d, ServerInfo{Name: "mcec", Transport: "http"}), door, nil)
+	srv.Config.Handler = NewHTTPHandler(d, func() *mcp.Server {
+		return NewMCPServer(d, ServerInfo{Name: "mcec", Transport: "http"})
+	}, door, nil)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
@@ -536,5 +538,48 @@ func TestCallsNameTheirTransport(t *testing.T) {
 	contracttest.Check(t, []byte(res.Content[0].(*mcp.TextContent).Text))
 	if got := seen.last(); got != "http" {
 		t.Errorf("MCP HTTP call named transport %q", got)
+	}
+}
+
+// Each MCP session over HTTP gets the instructions current at its initialize (the command
+// access can change while the server runs: consent grants); existing sessions keep working.
+func TestHTTPInitializeIsPerSession(t *testing.T) {
+	d := testDispatcher(t, nil)
+	var mu sync.Mutex
+	guide := "guide v1"
+	srv := httptest.NewUnstartedServer(nil)
+	door := FrontDoor{Port: srv.Listener.Addr().(*net.TCPAddr).Port, Bind: netip.MustParseAddr("127.0.0.1")}
+	srv.Config.Handler = NewHTTPHandler(d, func() *mcp.Server {
+		mu.Lock()
+		defer mu.Unlock()
+		return NewMCPServer(d, ServerInfo{Name: "mcec", Transport: "http", Instructions: guide})
+	}, door, nil)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	connect := func() *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	first := connect()
+	mu.Lock()
+	guide = "guide v2"
+	mu.Unlock()
+	second := connect()
+	if a, b := first.InitializeResult().Instructions, second.InitializeResult().Instructions; a != "guide v1" || b != "guide v2" {
+		t.Fatalf("instructions %q then %q", a, b)
+	}
+	for _, cs := range []*mcp.ClientSession{first, second} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+		if err != nil || res.IsError {
+			t.Fatalf("call on an existing session: %v %+v", err, res)
+		}
+		contracttest.Check(t, []byte(res.Content[0].(*mcp.TextContent).Text))
 	}
 }
