@@ -53,31 +53,51 @@ type Server struct {
 }
 
 // Dir is where control sockets live: $XDG_RUNTIME_DIR/mcec, or <tmp>/mcec-<uid>.
-func Dir() string {
+func Dir() string { return dirs()[0] }
+
+// dirs are the socket directories in order of preference: $XDG_RUNTIME_DIR/mcec, then
+// <tmp>/mcec-<uid> (also used when the runtime directory cannot hold a socket).
+func dirs() []string {
+	tmp := filepath.Join(os.TempDir(), "mcec-"+strconv.Itoa(os.Getuid()))
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "mcec")
+		return []string{filepath.Join(d, "mcec"), tmp}
 	}
-	return filepath.Join(os.TempDir(), "mcec-"+strconv.Itoa(os.Getuid()))
+	return []string{tmp}
 }
 
 var seq atomic.Int64
 
 // NewPath is a fresh socket path in Dir for this process: control-<pid>-<n>.sock (several
 // servers may run in one process, e.g. in tests).
-func NewPath() string {
-	return filepath.Join(Dir(), fmt.Sprintf("control-%d-%d.sock", os.Getpid(), seq.Add(1)))
+func NewPath() string { return newPathIn(Dir()) }
+
+func newPathIn(dir string) string {
+	return filepath.Join(dir, fmt.Sprintf("control-%d-%d.sock", os.Getpid(), seq.Add(1)))
 }
 
-// Listen creates the socket at path (NewPath when empty) in a directory only the user can enter,
-// with mode 0600, and starts serving. Connections from another user are refused on their
-// peer credentials as well.
+// Listen creates the socket at path in a directory only the user can enter, with mode 0600, and
+// starts serving. Connections from another user are refused on their peer credentials as well.
+// An empty path picks a fresh one in Dir, falling back to <tmp>/mcec-<uid> when the runtime
+// directory cannot be used (a container's stale XDG_RUNTIME_DIR must not stop the server).
 func Listen(path string, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if path == "" {
-		path = NewPath()
+	if path != "" {
+		return listen(path, log)
 	}
+	var errs []error
+	for _, dir := range dirs() {
+		s, err := listen(newPathIn(dir), log)
+		if err == nil {
+			return s, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+func listen(path string, log *slog.Logger) (*Server, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("control socket: %w", err)
@@ -282,7 +302,11 @@ func Find(explicit string) (string, error) {
 	if p := os.Getenv(EnvSocket); p != "" {
 		return p, nil
 	}
-	matches, _ := filepath.Glob(filepath.Join(Dir(), "control-*.sock"))
+	var matches []string
+	for _, dir := range dirs() {
+		m, _ := filepath.Glob(filepath.Join(dir, "control-*.sock"))
+		matches = append(matches, m...)
+	}
 	sort.Strings(matches)
 	var alive []string
 	for _, m := range matches {
@@ -292,7 +316,7 @@ func Find(explicit string) (string, error) {
 	}
 	switch len(alive) {
 	case 0:
-		return "", fmt.Errorf("no running mcec server found (no live control socket in %s)", Dir())
+		return "", fmt.Errorf("no running mcec server found (no live control socket in %s)", strings.Join(dirs(), " or "))
 	case 1:
 		return alive[0], nil
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-func listen(t *testing.T) *Server {
+func startServer(t *testing.T) *Server {
 	t.Helper()
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	s, err := Listen("", nil)
@@ -23,7 +23,7 @@ func listen(t *testing.T) *Server {
 }
 
 func TestCallRoundTrip(t *testing.T) {
-	s := listen(t)
+	s := startServer(t)
 	s.Handle("echo", func(_ context.Context, args json.RawMessage) (any, error) {
 		var in struct{ Word string }
 		if err := json.Unmarshal(args, &in); err != nil {
@@ -54,7 +54,7 @@ func TestCallRoundTrip(t *testing.T) {
 }
 
 func TestSocketIsPrivate(t *testing.T) {
-	s := listen(t)
+	s := startServer(t)
 	fi, err := os.Stat(s.Path())
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestSocketIsPrivate(t *testing.T) {
 }
 
 func TestHangupCancelsHandler(t *testing.T) {
-	s := listen(t)
+	s := startServer(t)
 	cancelled := make(chan struct{})
 	s.Handle("block", func(ctx context.Context, _ json.RawMessage) (any, error) {
 		<-ctx.Done()
@@ -96,7 +96,7 @@ func TestHangupCancelsHandler(t *testing.T) {
 }
 
 func TestCloseEndsBlockedHandlersAndRemovesSocket(t *testing.T) {
-	s := listen(t)
+	s := startServer(t)
 	started := make(chan struct{})
 	s.Handle("block", func(ctx context.Context, _ json.RawMessage) (any, error) {
 		close(started)
@@ -119,7 +119,7 @@ func TestCloseEndsBlockedHandlersAndRemovesSocket(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	t.Setenv(EnvSocket, "")
-	s := listen(t)
+	s := startServer(t)
 	if got, err := Find(""); err != nil || got != s.Path() {
 		t.Fatalf("Find = %q, %v; want %q", got, err, s.Path())
 	}
@@ -141,5 +141,28 @@ func TestFind(t *testing.T) {
 	second.Close()
 	if _, err := Find(""); err == nil || !strings.Contains(err.Error(), "no running mcec server") {
 		t.Fatalf("no server: err = %v", err)
+	}
+}
+
+// A runtime directory that cannot hold the socket falls back to the temporary directory, and
+// Find still finds it.
+func TestListenFallsBackFromAnUnusableRuntimeDir(t *testing.T) {
+	blocked := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", blocked)
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv(EnvSocket, "")
+	s, err := Listen("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !strings.HasPrefix(s.Path(), os.TempDir()) {
+		t.Errorf("socket at %s, want under %s", s.Path(), os.TempDir())
+	}
+	if got, err := Find(""); err != nil || got != s.Path() {
+		t.Errorf("Find = %q, %v", got, err)
 	}
 }
