@@ -300,13 +300,15 @@ func (r *Recorder) logFor(s *session.Session) (*sessionLog, bool, error) {
 func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, fresh bool) {
 	st := f.Session.Status()
 	env := f.Outcome.Envelope
-	envJSON, err := json.Marshal(env)
+	// MarshalJSON's output is compact already: json.Marshal and redactJSON would each scan it
+	// again (≈ 150 KB for a capture).
+	envJSON, err := env.MarshalJSON()
 	if err != nil {
 		r.log.Warn("evidence: envelope does not encode", "err", err)
 		return
 	}
 	var sc scrubbed
-	envRed := redactJSON(envJSON, &sc)
+	envRed := redactCompact(envJSON, &sc)
 	args := redactJSON(f.Args, nil)
 	if args == nil {
 		args = json.RawMessage("{}")

@@ -16,9 +16,10 @@ const passwordRole = "password text"
 
 // scrubbed is what redaction found while rewriting a JSON value.
 type scrubbed struct {
-	artifacts []string // "artifact" paths, in order of appearance
-	password  bool     // a password field appeared (its text must not be recorded)
-	changed   bool     // something was redacted
+	artifacts []string        // "artifact" paths, in order of appearance
+	password  bool            // a password field appeared (its text must not be recorded)
+	changed   bool            // something was redacted
+	holes     map[string]hole // long base64 strings cut out before decoding (holes.go)
 }
 
 // decodeGeneric decodes JSON keeping numbers exact (window handles, pids).
@@ -47,17 +48,25 @@ func redactJSON(b []byte, sc *scrubbed) json.RawMessage {
 		q, _ := json.Marshal("unparsable: " + truncateString(string(b), 200))
 		return q
 	}
-	if !mayNeedRedaction(compact.Bytes()) {
-		return compact.Bytes()
+	return redactCompact(compact.Bytes(), sc)
+}
+
+// redactCompact is redactJSON for JSON known to be compact and valid (json.Marshal's output):
+// the envelope of a capture is ≈ 150 KB, and compacting it again costs a full scan.
+func redactCompact(compact []byte, sc *scrubbed) json.RawMessage {
+	if !mayNeedRedaction(compact) {
+		return compact
 	}
-	v, err := decodeGeneric(compact.Bytes())
+	cut, holes := cutHoles(compact)
+	sc.holes = holes
+	v, err := decodeGeneric(cut)
 	if err != nil {
-		q, _ := json.Marshal("unparsable: " + truncateString(string(b), 200))
+		q, _ := json.Marshal("unparsable: " + truncateString(string(compact), 200))
 		return q
 	}
 	v = redactValue(v, sc)
 	if !sc.changed {
-		return compact.Bytes()
+		return compact
 	}
 	out, err := json.Marshal(v)
 	if err != nil {
@@ -101,6 +110,11 @@ func redactValue(v any, sc *scrubbed) any {
 		}
 		mime, _ := t["mimeType"].(string)
 		for k, val := range t {
+			if h, ok := sc.holeAt(val); ok {
+				t[k] = holeMarker(h, k, mime, artifact)
+				sc.changed = true
+				continue
+			}
 			s, isString := val.(string)
 			switch {
 			case isString && k == "token":
@@ -123,6 +137,11 @@ func redactValue(v any, sc *scrubbed) any {
 		return t
 	case []any:
 		for i, val := range t {
+			if h, ok := sc.holeAt(val); ok {
+				t[i] = holeMarker(h, "", "", "")
+				sc.changed = true
+				continue
+			}
 			if s, ok := val.(string); ok && looksBase64(s) {
 				t[i] = Redacted{Redacted: "base64", Bytes: decodedLen(s)}
 				sc.changed = true

@@ -35,6 +35,7 @@ func NewMCPServer(d *dispatch.Dispatcher, info ServerInfo) *mcp.Server {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: info.Name, Version: info.Version},
 		&mcp.ServerOptions{Instructions: info.Instructions, Logger: log})
+	srv.AddReceivingMiddleware(preEncode)
 	for _, t := range d.Catalog().Tools() {
 		readOnly := t.Annotations.ReadOnly
 		destructive := t.Annotations.Destructive
@@ -63,7 +64,8 @@ func callTool(ctx context.Context, d *dispatch.Dispatcher, name string, args jso
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(out.Envelope)
+	// MarshalJSON directly: json.Marshal would re-scan (compact) its already compact output.
+	body, err := out.Envelope.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}

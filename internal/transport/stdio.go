@@ -78,7 +78,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // Write sends one message as a line and releases the request's in-flight slot when it is the
 // response to it.
 func (c *stdioConn) Write(_ context.Context, m jsonrpc.Message) error {
-	b, err := jsonrpc.EncodeMessage(m)
+	b, err := encodeLine(m)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,10 @@ func (c *stdioConn) writeLine(b []byte) error {
 		return mcp.ErrConnectionClosed
 	default:
 	}
-	if _, err := c.out.Write(append(b, '\n')); err != nil {
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	if _, err := c.out.Write(b); err != nil {
 		return err
 	}
 	return nil
