@@ -48,6 +48,7 @@ type globalOptions struct {
 	logLevel    string
 	commands    string // the raw commands file (commands.toml)
 	launch      []string
+	noDialog    bool           // --no-consent-dialog
 	retention   retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
 	safety      safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
 }
@@ -115,6 +116,7 @@ AT-SPI, openbox) and stops it on exit.`,
 	pf.StringVar(&g.logLevel, "log-level", envOr("MCEC_LOG_LEVEL", "info"), "log level: debug, info, warn, error (logs go to stderr, never stdout)")
 	g.retention.register(pf)
 	g.safety.register(pf)
+	pf.BoolVar(&g.noDialog, "no-consent-dialog", false, "on an attached desktop, do not show consent requests as an on-screen dialog; only `mcec consent` answers")
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
 		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newReplayCmd(g, st), newConsentCmd(st),
@@ -147,6 +149,7 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log,
 		Screen: headless.Options{Width: w, Height: h, Depth: depth}}
 	cfg.Commands.File = g.commands
+	cfg.NoConsentDialog = g.noDialog
 	ret, err := g.retention.value()
 	if err != nil {
 		return daemon.Config{}, err

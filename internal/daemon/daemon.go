@@ -69,6 +69,9 @@ type Config struct {
 	// ConsentTimeout bounds how long request-command-access waits for the operator (0: 120 s);
 	// tests shorten it.
 	ConsentTimeout time.Duration
+	// NoConsentDialog keeps consent questions off an attached display (only `mcec consent`
+	// answers), e.g. when nobody watches that display.
+	NoConsentDialog bool
 }
 
 // Daemon is a running mcec core, shared by every transport.
@@ -105,6 +108,8 @@ type Daemon struct {
 	// Stop is the operator's emergency stop (internal/estop, wired in estop.go).
 	Stop         *estop.Latch
 	stopListener *estop.Listener // the hotkey; nil when unavailable
+
+	stopConsentScreen func() // the on-screen consent prompter (consentscreen.go); nil when not running
 }
 
 // launchedProc is a program the daemon started; done closes when it has been reaped.
@@ -186,6 +191,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 	log.Info("operator control socket", "path", d.Control.Path())
 	d.Consent.Serve(d.Control)
+	if !cfg.NoConsentDialog {
+		d.startConsentScreen(display)
+	}
 	if err = d.wireEmergencyStop(ctx, cfg.Safety.EmergencyStop, display); err != nil {
 		return nil, err
 	}
@@ -296,6 +304,9 @@ func (d *Daemon) Close() error {
 		errs = append(errs, d.Provision.Close()) // instances die with the server that provisioned them
 	}
 	errs = append(errs, d.stopListener.Close())
+	if d.stopConsentScreen != nil {
+		d.stopConsentScreen() // the dialog closes before the display connection does
+	}
 	for _, p := range launched {
 		p.stop()
 	}

@@ -1,4 +1,5 @@
-// Package xinput2 is a minimal X11 client for XInput2 raw key events: it connects on its own
+// Package xinput2 is a minimal X11 client for XInput2 raw key events (and device presses on one
+// window, device.go): it connects on its own
 // socket, selects XI_RawKeyPress/XI_RawKeyRelease and XI_HierarchyChanged on the root window,
 // lists the input devices (XIQueryDevice) and reads the keyboard mapping. mcec's emergency stop
 // (internal/estop) uses it to see which physical device produced every key, which the core
@@ -59,6 +60,8 @@ const (
 	HierarchyChanged
 	MappingNotify
 	XError
+	KeyPress    // XI_KeyPress (device event, SelectWindowPresses)
+	ButtonPress // XI_ButtonPress
 )
 
 // Event is one event (or asynchronous error) read from the server.
@@ -69,6 +72,12 @@ type Event struct {
 	Device, Source uint16
 	// Keycode of a raw key event.
 	Keycode uint32
+	// Detail (keycode or button), Window (the event window), EventX/EventY (the pointer in
+	// that window) and Mods (effective modifiers) of a device event.
+	Detail         uint32
+	Window         uint32
+	EventX, EventY int
+	Mods           uint32
 	// Flags of a raw event (XIKeyRepeat = 1<<16).
 	Flags uint32
 	// Request of a MappingNotify (0 modifier, 1 keyboard, 2 pointer).
@@ -136,6 +145,14 @@ func ParseEvent(b []byte, xiOpcode byte) (Event, error) {
 		case xiHierarchyEvent:
 			ev.Kind = HierarchyChanged
 			ev.Device = le.Uint16(b[10:12])
+		case xiKeyPress, xiButtonPress:
+			ev.Kind = KeyPress
+			if le.Uint16(b[8:10]) == xiButtonPress {
+				ev.Kind = ButtonPress
+			}
+			if err := parseDeviceEvent(&ev, b); err != nil {
+				return Event{}, err
+			}
 		}
 	}
 	return ev, nil

@@ -29,11 +29,17 @@ func TestMain(m *testing.M) { os.Exit(testdesk.Main(m)) }
 // granted: launch and raw input are gated, as on an operator's desktop after --allow-agent.
 func startDaemon(t *testing.T, consentTimeout time.Duration) *daemon.Daemon {
 	t.Helper()
+	return startDaemonWith(t, daemon.Config{ConsentTimeout: consentTimeout, NoConsentDialog: true})
+}
+
+// startDaemonWith is startDaemon with cfg's consent settings and logger.
+func startDaemonWith(t *testing.T, cfg daemon.Config) *daemon.Daemon {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	on := true
-	d, err := daemon.Start(ctx, daemon.Config{SessionsDir: t.TempDir(), Safety: safety.Settings{Agent: &on},
-		ConsentTimeout: consentTimeout, Commands: daemon.CommandsConfig{File: filepath.Join(t.TempDir(), "commands.toml")}})
+	d, err := daemon.Start(ctx, daemon.Config{SessionsDir: t.TempDir(), Safety: safety.Settings{Agent: &on}, Logger: cfg.Logger,
+		ConsentTimeout: cfg.ConsentTimeout, NoConsentDialog: cfg.NoConsentDialog, Commands: daemon.CommandsConfig{File: filepath.Join(t.TempDir(), "commands.toml")}})
 	if err != nil {
 		t.Fatalf("daemon: %v", err)
 	}

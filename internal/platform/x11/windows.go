@@ -13,6 +13,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/mcec/mcec/internal/ownwindow"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -48,6 +49,9 @@ func (c *Conn) Windows(ctx context.Context) ([]platform.Window, error) {
 			if err != nil {
 				return err
 			}
+			if own(w) {
+				continue
+			}
 			out = append(out, w)
 		}
 		return nil
@@ -76,6 +80,9 @@ func (c *Conn) Window(ctx context.Context, handle uint32) (platform.Window, erro
 			return fmt.Errorf("%w: 0x%x is not a managed top-level window (not in _NET_CLIENT_LIST)", platform.ErrWindowClosed, handle)
 		}
 		out, err = q.read(&c.atoms, active)
+		if err == nil && own(out) {
+			return fmt.Errorf("%w: 0x%x is mcec's own window", platform.ErrWindowClosed, handle)
+		}
 		return err
 	})
 	if err != nil {
@@ -84,6 +91,10 @@ func (c *Conn) Window(ctx context.Context, handle uint32) (platform.Window, erro
 	out.ProcessName = processName(out.ProcessID)
 	return out, nil
 }
+
+// own reports whether w is one of mcec's own windows (the consent dialog). Such a window is
+// never listed or resolved, so no tool can target it.
+func own(w platform.Window) bool { return ownwindow.Is(w.ProcessID, w.ClassName) }
 
 // rootQuery reads the client list and the active window.
 type rootQuery struct {
