@@ -12,6 +12,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/atspi/dbuswire"
 )
 
 // Options configures a Client. The zero value is usable.
@@ -27,9 +28,10 @@ type Options struct {
 }
 
 // Client reads accessibility trees from the AT-SPI bus. It is safe for concurrent use; all
-// calls share one connection.
+// calls share its two connections (see fastcall.go).
 type Client struct {
 	conn *dbus.Conn
+	fast *dbuswire.Conn // the hot calls' connection (fastcall.go); nil: godbus only
 	opts Options
 	log  *slog.Logger
 
@@ -117,6 +119,12 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 		_ = conn.Close()
 		return nil, fmt.Errorf("%w: Registry.RegisterEvent: %v", platform.ErrAtspiUnavailable, err)
 	}
+	fctx, cancel := context.WithTimeout(ctx, opts.CallTimeout)
+	c.fast, err = dbuswire.Dial(fctx, addr)
+	cancel()
+	if err != nil {
+		log.Debug("atspi: no fast connection, all calls through godbus", "err", err)
+	}
 	return c, nil
 }
 
@@ -173,7 +181,12 @@ func dial(ctx context.Context, addr string, timeout time.Duration, h dbus.Signal
 // the connection goes. Calls in flight and later fail with platform.ErrAtspiUnavailable.
 // Closing twice is harmless.
 func (c *Client) Close() error {
-	c.closeOnce.Do(func() { c.closeErr = c.conn.Close() })
+	c.closeOnce.Do(func() {
+		c.closeErr = c.conn.Close()
+		if c.fast != nil {
+			_ = c.fast.Close()
+		}
+	})
 	return c.closeErr
 }
 
@@ -197,6 +210,9 @@ func (c *Client) call(ctx context.Context, dest string, path dbus.ObjectPath, me
 
 // property reads one property into v.
 func (c *Client) property(ctx context.Context, dest string, path dbus.ObjectPath, iface, name string, v any) (failure, error) {
+	if handled, f, err := c.fastProperty(ctx, dest, path, iface, name, v); handled {
+		return f, err
+	}
 	call, f, err := c.call(ctx, dest, path, propGet, iface, name)
 	if err != nil {
 		return f, err

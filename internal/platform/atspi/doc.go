@@ -1,7 +1,8 @@
 // Package atspi reads accessibility trees over AT-SPI2 on D-Bus, in pure Go.
 //
-// A Client holds one connection to the accessibility bus (found through org.a11y.Bus.GetAddress
-// on the session bus) and is safe for concurrent use. Every D-Bus call carries a deadline of at
+// A Client holds two connections to the accessibility bus (found through org.a11y.Bus.GetAddress
+// on the session bus), godbus's and a minimal one (package dbuswire) that carries a tree's many
+// small calls at a fraction of godbus's CPU, and is safe for concurrent use. Every D-Bus call carries a deadline of at
 // most Options.CallTimeout, because the a11y bus waits 300 s for a reply and godbus has no
 // default timeout: a hung application costs one deadline and fails with
 // platform.ErrAppNotResponding, never the server or other applications.

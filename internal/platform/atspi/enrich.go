@@ -94,16 +94,25 @@ func nodeFailure(n *node, f failure, err error) error {
 func (w *walker) extentsJob(n *node) job {
 	return func(ctx context.Context) error {
 		n.extDone = true
-		call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifComponent+".GetExtents", uint32(0)) // 0 = screen
+		r, ok, f, err := w.c.extents(ctx, n.ref)
 		if err != nil {
 			return nodeFailure(n, f, err)
 		}
-		var r struct{ X, Y, W, H int32 }
-		if call.Store(&r) == nil && r.X != math.MinInt32 && r.Y != math.MinInt32 && r.W >= 0 && r.H >= 0 {
-			n.extents = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
+		if ok {
+			n.extents = extentsRect(r)
 		}
 		return nil
 	}
+}
+
+// extentsRect is the rectangle of a GetExtents reply (x, y, width, height), or nil for the
+// INT_MIN garbage of objects that are not on screen.
+func extentsRect(r [4]int32) *platform.Rect {
+	x, y, wd, ht := r[0], r[1], r[2], r[3]
+	if x == math.MinInt32 || y == math.MinInt32 || wd < 0 || ht < 0 {
+		return nil
+	}
+	return &platform.Rect{X: int(x), Y: int(y), Width: int(wd), Height: int(ht)}
 }
 
 func (w *walker) idJob(n *node) job {
@@ -167,13 +176,14 @@ func (w *walker) textJob(n *node) job {
 		}
 		s := ""
 		if end != 0 {
-			call, f, err := w.c.call(ctx, bus, path, ifText+".GetText", int32(0), end)
+			got, ok, f, err := w.c.callString(ctx, n.ref, ifText, "GetText", int32(0), end)
 			if err != nil {
 				return nodeFailure(n, f, err)
 			}
-			if call.Store(&s) != nil {
+			if !ok {
 				return nil
 			}
+			s = got
 		}
 		s = truncateRunes(s, maxValueChars)
 		n.value = &s

@@ -153,14 +153,14 @@ func (w *walker) topLevels(ctx context.Context) ([]*node, error) {
 	if info := snap[w.app]; info != nil && info.childrenComplete {
 		app.kidRefs = info.children
 	} else {
-		call, f, err := w.c.call(ctx, w.app.Bus, w.app.Path, ifAccessible+".GetChildren")
+		refs, _, f, err := w.c.children(ctx, w.app)
 		if err != nil {
 			if f.fatal() {
 				return nil, err
 			}
 			return nil, nil
 		}
-		_ = call.Store(&app.kidRefs)
+		app.kidRefs = refs
 	}
 	tops, err := w.materialize(ctx, []*node{app})
 	if err != nil {
@@ -326,7 +326,7 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 			}
 		default:
 			jobs = append(jobs, func(ctx context.Context) error {
-				call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAccessible+".GetChildren")
+				refs, _, f, err := w.c.children(ctx, n.ref)
 				if err != nil {
 					if f.fatal() {
 						return err
@@ -336,8 +336,6 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 					}
 					return nil
 				}
-				var refs []objRef
-				_ = call.Store(&refs)
 				if len(refs) > take {
 					refs = refs[:take]
 					w.truncated.Store(true)
@@ -433,7 +431,7 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 			})
 		}
 		jobs = append(jobs, func(ctx context.Context) error {
-			call, f, err := w.c.call(ctx, bus, path, ifAccessible+".GetState")
+			words, f, err := w.c.states(ctx, n.ref)
 			if err != nil {
 				if f.fatal() {
 					return err
@@ -441,8 +439,6 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 				n.dead.Store(true)
 				return nil
 			}
-			var words []uint32
-			_ = call.Store(&words)
 			info.states = bitsFrom(words)
 			return nil
 		}, func(ctx context.Context) error {
@@ -456,7 +452,14 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 // falling back to single reads for bridges without GetAll.
 func (w *walker) accessibleProps(ctx context.Context, n *node) error {
 	bus, path, info := n.ref.Bus, n.ref.Path, n.info
-	call, f, err := w.c.call(ctx, bus, path, propGetAll, ifAccessible)
+	handled, f, err := w.c.fastAccessibleAll(ctx, n.ref, info)
+	if handled && err == nil {
+		return nil
+	}
+	var call *dbus.Call
+	if !handled {
+		call, f, err = w.c.call(ctx, bus, path, propGetAll, ifAccessible)
+	}
 	if err == nil {
 		var props map[string]dbus.Variant
 		if call.Store(&props) == nil {

@@ -1,0 +1,237 @@
+package atspi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/platform/atspi/dbuswire"
+)
+
+// A warm tree's calls (Cache.GetItems, extents, property reads and GetAll, text, states,
+// children) go through a second, minimal connection with hand-decoded replies when it is up:
+// godbus's per-call overhead and reflection were most of a tree's client CPU
+// (internal/bench/findings.md).
+// Both paths keep the same deadline per call and the same failure classes, so callers see
+// no difference; everything else, and everything when the fast connection is down, uses
+// godbus.
+
+// fastConn returns the fast connection, or nil when there is none or it has ended.
+func (c *Client) fastConn() *dbuswire.Conn {
+	fc := c.fast
+	if fc == nil {
+		return nil
+	}
+	select {
+	case <-fc.Done():
+		return nil
+	default:
+		return fc
+	}
+}
+
+// fastCall makes one call on fc with a deadline; errors are converted to godbus's types so
+// classify and callError treat them as they treat godbus's.
+func (c *Client) fastCall(ctx context.Context, fc *dbuswire.Conn, dest string, path dbus.ObjectPath, iface, member string, args ...any) (*dbuswire.Reply, failure, error) {
+	c.calls.Add(1)
+	r, err := fc.Call(ctx, c.opts.CallTimeout, dest, string(path), iface, member, args...)
+	return c.fastResult(r, err, dest, path, iface, member)
+}
+
+// fastResult converts a fast call's outcome to godbus's error types, so classify and
+// callError treat it as they treat godbus's.
+func (c *Client) fastResult(r *dbuswire.Reply, err error, dest string, path dbus.ObjectPath, iface, member string) (*dbuswire.Reply, failure, error) {
+	if err == nil && r.ErrorName != "" {
+		e := dbus.Error{Name: r.ErrorName}
+		if we, ok := r.Err().(*dbuswire.Error); ok && we.Message != "" {
+			e.Body = []any{we.Message}
+		}
+		err = e
+	}
+	if err == nil {
+		return r, 0, nil
+	}
+	if err == dbuswire.ErrClosed {
+		err = dbus.ErrClosed
+	}
+	return nil, classify(err), c.callError(err, dest, path, iface+"."+member)
+}
+
+// extents reads Component.GetExtents in screen coordinates; ok is false when the reply
+// could not be decoded.
+func (c *Client) extents(ctx context.Context, ref objRef) (r [4]int32, ok bool, f failure, err error) {
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifComponent, "GetExtents", uint32(0)) // 0 = screen
+		if err != nil {
+			return r, false, f, err
+		}
+		r, derr := rep.Int32x4()
+		return r, derr == nil, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifComponent+".GetExtents", uint32(0))
+	if err != nil {
+		return r, false, f, err
+	}
+	var s struct{ X, Y, W, H int32 }
+	if call.Store(&s) != nil {
+		return r, false, 0, nil
+	}
+	return [4]int32{s.X, s.Y, s.W, s.H}, true, 0, nil
+}
+
+// callString makes a call whose reply is one string; ok is false when it is not.
+func (c *Client) callString(ctx context.Context, ref objRef, iface, member string, args ...any) (s string, ok bool, f failure, err error) {
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, iface, member, args...)
+		if err != nil {
+			return "", false, f, err
+		}
+		s, derr := rep.String()
+		return s, derr == nil, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, iface+"."+member, args...)
+	if err != nil {
+		return "", false, f, err
+	}
+	ok = call.Store(&s) == nil
+	return s, ok, 0, nil
+}
+
+// states reads Accessible.GetState.
+func (c *Client) states(ctx context.Context, ref objRef) ([]uint32, failure, error) {
+	var words []uint32
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetState")
+		if err != nil {
+			return nil, f, err
+		}
+		words, _ = rep.Uint32s()
+		return words, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetState")
+	if err != nil {
+		return nil, f, err
+	}
+	_ = call.Store(&words)
+	return words, 0, nil
+}
+
+// fastProperty reads a property of a basic type into v (*int32, *uint32, *float64, *string
+// or *bool). handled is false when v is another type or there is no fast connection.
+func (c *Client) fastProperty(ctx context.Context, dest string, path dbus.ObjectPath, iface, name string, v any) (handled bool, f failure, err error) {
+	switch v.(type) {
+	case *int32, *uint32, *float64, *string, *bool:
+	default:
+		return false, 0, nil
+	}
+	fc := c.fastConn()
+	if fc == nil {
+		return false, 0, nil
+	}
+	rep, f, err := c.fastCall(ctx, fc, dest, path, "org.freedesktop.DBus.Properties", "Get", iface, name)
+	if err != nil {
+		return true, f, err
+	}
+	got, err := rep.Variant()
+	if err != nil {
+		return true, failOther, err
+	}
+	ok := false
+	switch p := v.(type) {
+	case *int32:
+		*p, ok = got.(int32)
+	case *uint32:
+		*p, ok = got.(uint32)
+	case *float64:
+		*p, ok = got.(float64)
+	case *string:
+		*p, ok = got.(string)
+	case *bool:
+		*p, ok = got.(bool)
+	}
+	if !ok {
+		return true, failOther, fmt.Errorf("atspi: %s.%s: %T, want %T", iface, name, got, v)
+	}
+	return true, 0, nil
+}
+
+// children reads Accessible.GetChildren; ok is false when the reply could not be decoded.
+func (c *Client) children(ctx context.Context, ref objRef) (refs []objRef, ok bool, f failure, err error) {
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetChildren")
+		if err != nil {
+			return nil, false, f, err
+		}
+		d, err := rep.Decoder("a(so)")
+		if err != nil {
+			return nil, false, 0, nil
+		}
+		end := d.Array(8)
+		for d.More(end) {
+			d.Struct()
+			refs = append(refs, objRef{Bus: d.String(), Path: dbus.ObjectPath(d.String())})
+		}
+		d.End(end)
+		if d.Err() != nil {
+			return nil, false, 0, nil
+		}
+		return refs, true, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetChildren")
+	if err != nil {
+		return nil, false, f, err
+	}
+	ok = call.Store(&refs) == nil
+	return refs, ok, 0, nil
+}
+
+// fastAccessibleAll reads the Accessible properties with one GetAll on the fast connection
+// into info. handled is false when there is no fast connection or the reply holds a type
+// the decoder does not know; the caller then asks godbus.
+func (c *Client) fastAccessibleAll(ctx context.Context, ref objRef, info *objInfo) (handled bool, f failure, err error) {
+	fc := c.fastConn()
+	if fc == nil {
+		return false, 0, nil
+	}
+	rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, "org.freedesktop.DBus.Properties", "GetAll", ifAccessible)
+	if err != nil {
+		return true, f, err
+	}
+	d, err := rep.Decoder("a{sv}")
+	if err != nil {
+		return false, 0, nil
+	}
+	var (
+		name, desc, id string
+		count          int32
+		hasID          bool
+	)
+	end := d.Array(8)
+	for d.More(end) {
+		d.Struct()
+		key, sig := d.String(), d.Signature()
+		switch {
+		case key == "Name" && sig == "s":
+			name = d.String()
+		case key == "Description" && sig == "s":
+			desc = d.String()
+		case key == "ChildCount" && sig == "i":
+			count = d.Int32()
+		case key == "AccessibleId" && sig == "s":
+			id, hasID = d.String(), true
+		default:
+			d.Skip(sig)
+		}
+	}
+	d.End(end)
+	if d.Err() != nil {
+		return false, 0, nil
+	}
+	info.name, info.desc, info.childCount = name, desc, count
+	if hasID {
+		info.id = id
+	}
+	info.idKnown = true
+	return true, 0, nil
+}
