@@ -61,7 +61,9 @@ FUZZTIME ?= 5s
 FUZZ_TARGETS := FuzzStdioFraming:./internal/transport FuzzFacade:./internal/transport \
 	FuzzParseAddr:./internal/transport FuzzToolArgs:./internal/tools/argfuzz \
 	FuzzNeutralize:./internal/consent \
-	FuzzParseEvent:./internal/xinput2 FuzzParseQueryDevice:./internal/xinput2 FuzzParseSetup:./internal/xinput2
+	FuzzParseEvent:./internal/xinput2 FuzzParseQueryDevice:./internal/xinput2 FuzzParseSetup:./internal/xinput2 \
+	FuzzParseDeviceEvent:./internal/xinput2 FuzzParseKeyboardMapping:./internal/xinput2 \
+	FuzzReadMessage:./internal/platform/atspi/dbuswire FuzzEncodePNG:./internal/imaging
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \
