@@ -13,7 +13,15 @@ import (
 const (
 	NextOp   = "consent.next"
 	AnswerOp = "consent.answer"
+	// WaitClosedOp returns once the question is no longer open (answered by any prompter,
+	// timed out, withdrawn), so a terminal can take it down when the dialog answered first.
+	WaitClosedOp = "consent.wait-closed"
 )
+
+// WaitClosedArgs names the question WaitClosedOp waits for.
+type WaitClosedArgs struct {
+	ID string `json:"id"`
+}
 
 // NextArgs asks for the next open question other than After (the last one the prompter showed).
 type NextArgs struct {
@@ -34,6 +42,18 @@ func (b *Broker) Serve(srv *control.Server) {
 			return nil, err
 		}
 		return b.Next(ctx, a.After)
+	})
+	srv.Handle(WaitClosedOp, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var a WaitClosedArgs
+		if err := decode(raw, &a); err != nil {
+			return nil, err
+		}
+		if err := b.WaitClosed(ctx, a.ID); err != nil {
+			return nil, err
+		}
+		return struct {
+			Closed bool `json:"closed"`
+		}{true}, nil
 	})
 	srv.Handle(AnswerOp, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var a AnswerArgs

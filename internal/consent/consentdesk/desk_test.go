@@ -275,9 +275,13 @@ func TestConsentTimeout(t *testing.T) {
 		t.Error("the question is still open after the timeout")
 	}
 	wantCode(t, call(t, d, "launch", map[string]any{"path": "sleep", "arguments": []string{"60"}}), contract.CodeCommandDisabled)
-	// The operator answers late: the prompter says nothing was applied.
+	// The terminal takes the closed question down; a late "y" answers nothing, not even the
+	// next question, which was not on screen when it was typed.
+	term.waitFor(t, "request c1 was answered elsewhere or timed out")
 	term.answer(t, "y")
-	term.waitFor(t, "not applied")
+	pending = callAsync(d, "request-command-access", map[string]any{"commands": []string{"launch"}, "reason": "second"})
+	term.waitFor(t, "request c2")
+	wantCode(t, contracttest.Check(t, <-pending), contract.CodeConsentTimeout)
 	if slices.Contains(enabledTools(t, d), "launch") {
 		t.Error("a late answer granted launch")
 	}
