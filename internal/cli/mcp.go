@@ -37,7 +37,7 @@ presenting the bearer token from MCEC_TOKEN.`,
 				return err
 			}
 			defer d.Close()
-			err = d.MCPServer("stdio").Run(cmd.Context(), &transport.Stdio{In: st.in, Out: st.out})
+			err = (&transport.Stdio{In: st.in, Out: st.out}).Serve(cmd.Context(), d.MCPServer("stdio"))
 			if cmd.Context().Err() != nil {
 				return nil // cancellation by signal is a clean stop
 			}

@@ -206,3 +206,19 @@ func BenchmarkEncodePNGStdlib(b *testing.B) {
 		}
 	}
 }
+
+// filterRow works two pixels at a time with a one-pixel tail: a translucent pixel anywhere in a
+// row must be seen, whatever the filter.
+func TestFilterRowSeesEveryAlpha(t *testing.T) {
+	for w := 1; w <= 7; w++ {
+		for x := range w {
+			for _, f := range []byte{filterNone, filterSub, filterUp} {
+				img := solid(w, 2, color.RGBA{1, 2, 3, 255})
+				img.Pix[img.PixOffset(x, 1)+3] = 0x7f
+				if _, ok, err := encodeOpaque(img, pngOptions{filter: f, level: 1, strips: 1}); ok || err != nil {
+					t.Errorf("width %d, x %d, filter %d: ok=%v err=%v", w, x, f, ok, err)
+				}
+			}
+		}
+	}
+}

@@ -33,6 +33,19 @@ type Trimmer struct {
 // Default is the process's trimmer.
 var Default Trimmer
 
+var (
+	hooksMu sync.Mutex
+	hooks   []func()
+)
+
+// BeforeTrim registers f to run before every trim of Default: pools of large buffers drop their
+// idle ones there, so the trim returns them too.
+func BeforeTrim(f func()) {
+	hooksMu.Lock()
+	hooks = append(hooks, f)
+	hooksMu.Unlock()
+}
+
 // Note records that n bytes of short-lived memory were just used; from MinBytes on, a trim is
 // scheduled for when no such allocation has come for a second (at most ten seconds after the
 // first).
@@ -66,6 +79,14 @@ func (t *Trimmer) run() {
 	t.mu.Unlock()
 	if free == nil {
 		free = debug.FreeOSMemory
+	}
+	if t == &Default {
+		hooksMu.Lock()
+		hs := hooks
+		hooksMu.Unlock()
+		for _, h := range hs {
+			h()
+		}
 	}
 	free()
 }

@@ -42,3 +42,30 @@ func TestDefaultTrimFrees(t *testing.T) {
 		t.Fatal("trim not counted")
 	}
 }
+
+func TestBeforeTrimHooks(t *testing.T) {
+	ran := make(chan struct{}, 1)
+	BeforeTrim(func() {
+		select {
+		case ran <- struct{}{}:
+		default:
+		}
+	})
+	// Only the process's trimmer runs the hooks.
+	tr := Trimmer{free: func() {}}
+	tr.run()
+	select {
+	case <-ran:
+		t.Fatal("a private trimmer ran the hooks")
+	default:
+	}
+	Default.mu.Lock()
+	Default.free = func() {}
+	Default.mu.Unlock()
+	Default.run()
+	select {
+	case <-ran:
+	default:
+		t.Fatal("the hook did not run before the trim")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/atomicfile"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/framepool"
 	"github.com/mcec/mcec/internal/imaging"
 	"github.com/mcec/mcec/internal/memtrim"
 	"github.com/mcec/mcec/internal/platform"
@@ -144,16 +145,28 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 	// the runtime give them back to the system when a burst of captures ends.
 	memtrim.Note(len(img.Pix))
 	png, err := imaging.EncodePNG(scaled)
+	// Nothing refers to the frame's pixels any more (the PNG is a new buffer): the next capture
+	// reuses them.
+	framepool.Release(src.frame)
 	if err != nil {
 		return nil, contract.Errorf(contract.CodeCaptureFailed, "encode PNG: %v", err)
 	}
 	inline := !in.PathOnly && (in.ReturnImage == nil || *in.ReturnImage)
 	res := captureResult{Width: scaled.Bounds().Dx(), Height: scaled.Bounds().Dy(), Encoding: "png", Bytes: len(png),
 		BlankCheck: blank, Window: window, Region: region}
-	if path, err := call.Session.SaveCapture(png); err != nil {
-		res.ArtifactError = err.Error()
-	} else {
-		res.Artifact = path
+	// The artifact is written while the base64 is encoded (png is not written to again); the
+	// result waits for both.
+	type saved struct {
+		path string
+		err  error
+	}
+	artifact := make(chan saved, 1)
+	go func() {
+		path, err := call.Session.SaveCapture(png)
+		artifact <- saved{path, err}
+	}()
+	if inline {
+		res.Base64 = base64.StdEncoding.EncodeToString(png)
 	}
 	if in.File != "" {
 		res.File = in.File
@@ -161,8 +174,10 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 			res.FileError = err.Error()
 		}
 	}
-	if inline {
-		res.Base64 = base64.StdEncoding.EncodeToString(png)
+	if a := <-artifact; a.err != nil {
+		res.ArtifactError = a.err.Error()
+	} else {
+		res.Artifact = a.path
 	}
 
 	if blank.Blank {

@@ -20,6 +20,7 @@ type pixelSource struct {
 	crop   bool           // window capture cut down to rect
 	window *WindowInfo    // the target window, as resolved
 	region *platform.Rect // the region as reported: absolute, or window-relative with a window
+	frame  *image.RGBA    // the last grab's whole frame (before any crop), for framepool.Release
 }
 
 // newPixelSource resolves a target and/or region the way capture documents it: with neither, the
@@ -79,6 +80,7 @@ func (s *pixelSource) grab(ctx context.Context) (*image.RGBA, platform.WindowCap
 		if err != nil {
 			return nil, platform.WindowCapture{}, platformError(err)
 		}
+		s.frame = img
 		return img, platform.WindowCapture{}, nil
 	}
 	wc, err := s.d.CaptureWindow(ctx, s.handle)
@@ -86,6 +88,7 @@ func (s *pixelSource) grab(ctx context.Context) (*image.RGBA, platform.WindowCap
 		return nil, wc, platformError(err)
 	}
 	img := wc.Image
+	s.frame = img
 	if s.crop {
 		b := img.Bounds()
 		r := image.Rect(b.Min.X+s.rect.X, b.Min.Y+s.rect.Y, b.Min.X+s.rect.X+s.rect.Width, b.Min.Y+s.rect.Y+s.rect.Height).Intersect(b)

@@ -73,6 +73,9 @@ func preEncode(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if r, ok := res.(*mcp.CallToolResult); ok {
 			if b, ok := encodeToolResult(r); ok {
+				if s := stashFrom(ctx); s != nil {
+					return &preEncoded{CallToolResult: r, wire: s.put(b)}, nil
+				}
 				return &preEncoded{CallToolResult: r, wire: b}, nil
 			}
 		}

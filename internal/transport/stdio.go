@@ -29,11 +29,24 @@ const (
 type Stdio struct {
 	In  io.Reader
 	Out io.Writer
+
+	stash *wireStash // set by Serve
+}
+
+// Serve runs srv on s until the client goes away or ctx ends. Unlike srv.Run(ctx, s), large
+// tools/call results reach the output line without a last pass of the SDK's JSON encoder
+// (wireStash).
+func (s *Stdio) Serve(ctx context.Context, srv *mcp.Server) error {
+	if s.stash == nil {
+		s.stash = &wireStash{}
+	}
+	return srv.Run(context.WithValue(ctx, stashKey{}, s.stash), s)
 }
 
 // Connect implements mcp.Transport.
 func (s *Stdio) Connect(context.Context) (mcp.Connection, error) {
 	c := &stdioConn{
+		stash:    s.stash,
 		out:      s.Out,
 		msgs:     make(chan jsonrpc.Message),
 		done:     make(chan struct{}),
@@ -45,6 +58,7 @@ func (s *Stdio) Connect(context.Context) (mcp.Connection, error) {
 }
 
 type stdioConn struct {
+	stash   *wireStash // nil unless served by Stdio.Serve
 	out     io.Writer
 	writeMu sync.Mutex
 
@@ -78,6 +92,13 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // Write sends one message as a line and releases the request's in-flight slot when it is the
 // response to it.
 func (c *stdioConn) Write(_ context.Context, m jsonrpc.Message) error {
+	if r, ok := m.(*jsonrpc.Response); ok && r.Error == nil {
+		if wire, ok := c.stash.take(r.Result); ok {
+			swapped := *r
+			swapped.Result = wire
+			m = &swapped
+		}
+	}
 	b, err := encodeLine(m)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func startStdio(t *testing.T, d *dispatch.Dispatcher) *stdioPeer {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = srv.Run(ctx, &Stdio{In: inR, Out: outW})
+		_ = (&Stdio{In: inR, Out: outW}).Serve(ctx, srv) // as mcec mcp serves
 		outW.Close()
 	}()
 	p := &stdioPeer{t: t, in: inW, lines: make(chan string, 64)}

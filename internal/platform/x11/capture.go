@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/jezek/xgb/shm"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/mcec/mcec/internal/framepool"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -44,11 +47,14 @@ func checkRect(r platform.Rect) error {
 	return nil
 }
 
-// grab reads r of drawable d under ctx.
+// grab reads r of drawable d under ctx into a pooled frame (framepool: the caller may Release
+// it once done with it).
 func (c *Conn) grab(ctx context.Context, d xproto.Drawable, r platform.Rect, f pixelFormat, what string) (*image.RGBA, error) {
-	img := image.NewRGBA(image.Rect(0, 0, r.Width, r.Height))
+	// Every pixel is written by grabInto, so the pooled frame needs no clearing.
+	img := framepool.NewRGBA(r.Width, r.Height)
 	err := c.await(ctx, what, func() error { return c.grabInto(img, d, r, f) })
 	if err != nil {
+		// Not released: after a timeout the grab may still be writing into it.
 		return nil, err
 	}
 	return img, nil
@@ -114,9 +120,30 @@ func (c *Conn) grabSHM(img *image.RGBA, d xproto.Drawable, r platform.Rect, f pi
 		if int(rep.Size) < stride*n || len(seg.data) < stride*n {
 			return fmt.Errorf("%w: MIT-SHM GetImage wrote %d bytes for %d rows of %d", platform.ErrCaptureFailed, rep.Size, n, stride)
 		}
-		f.convert(img, y, seg.data, r.Width, n)
+		f.convertParallel(img, y, seg.data, r.Width, n)
 	}
 	return nil
+}
+
+// parallelConvertPixels is the strip size from which conversion is split across CPUs: a
+// full-screen frame converts in ≈ 1.7 ms on one core here, on the reply's critical path.
+const parallelConvertPixels = 256 << 10
+
+// convertParallel is convert, split into horizontal bands converted concurrently.
+func (f pixelFormat) convertParallel(dst *image.RGBA, y int, src []byte, w, rows int) {
+	parts := min(runtime.GOMAXPROCS(0), 4, w*rows/parallelConvertPixels)
+	if parts < 2 {
+		f.convert(dst, y, src, w, rows)
+		return
+	}
+	stride := f.stride(w)
+	var wg sync.WaitGroup
+	for i := 1; i < parts; i++ {
+		r0, r1 := rows*i/parts, rows*(i+1)/parts
+		wg.Go(func() { f.convert(dst, y+r0, src[r0*stride:], w, r1-r0) })
+	}
+	f.convert(dst, y, src, w, rows/parts)
+	wg.Wait()
 }
 
 // probeSHM checks that the server really writes into our segments: a client in another IPC

@@ -114,10 +114,16 @@ func (f pixelFormat) convert(dst *image.RGBA, y int, src []byte, w, rows int) {
 		in := src[row*stride : row*stride+stride]
 		out := dst.Pix[(y+row)*dst.Stride : (y+row)*dst.Stride+4*w]
 		if f.fast {
-			// BGRX to RGBA, a 32-bit word at a time (a third of the byte-wise loop's cost);
-			// advancing the slices lets the compiler drop bounds checks. This loop is most of
-			// a full-screen grab's cost.
-			for o, i := out, in; len(o) >= 4 && len(i) >= 4; o, i = o[4:], i[4:] {
+			// BGRX to RGBA, two pixels in a 64-bit word at a time (the shifts never carry
+			// across pixels); advancing the slices lets the compiler drop bounds checks. This
+			// loop is most of a full-screen grab's cost.
+			o, i := out, in
+			for ; len(o) >= 8 && len(i) >= 8; o, i = o[8:], i[8:] {
+				v := binary.LittleEndian.Uint64(i)
+				binary.LittleEndian.PutUint64(o, v>>16&0x000000ff000000ff|v&0x0000ff000000ff00|
+					v&0x000000ff000000ff<<16|0xff000000ff000000)
+			}
+			if len(o) >= 4 && len(i) >= 4 {
 				v := binary.LittleEndian.Uint32(i)
 				binary.LittleEndian.PutUint32(o, v>>16&0xff|v&0xff00|v&0xff<<16|0xff000000)
 			}

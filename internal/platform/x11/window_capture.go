@@ -14,6 +14,7 @@ import (
 	"github.com/jezek/xgb/xfixes"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/mcec/mcec/internal/framepool"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -355,7 +356,7 @@ func (c *Conn) grabPixmap(ctx context.Context, w xproto.Window, ci capInfo) (*im
 	if err := checkRect(r); err != nil {
 		return nil, err
 	}
-	img := image.NewRGBA(image.Rect(0, 0, r.Width, r.Height))
+	img := framepool.NewRGBA(r.Width, r.Height) // grabInto writes every pixel
 	err = c.await(ctx, "capturing a window", func() error {
 		pix, err := xproto.NewPixmapId(c.xc)
 		if err != nil {
@@ -396,6 +397,7 @@ func (c *Conn) grabOnScreen(ctx context.Context, b platform.Rect) (*image.RGBA, 
 		return nil, err
 	}
 	draw.Draw(img, image.Rect(vis.X-b.X, vis.Y-b.Y, vis.X-b.X+vis.Width, vis.Y-b.Y+vis.Height), part, image.Point{}, draw.Src)
+	framepool.Release(part)
 	return img, nil
 }
 
