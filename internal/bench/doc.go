@@ -38,6 +38,11 @@ findings section comes from internal/bench/findings.md.
   Both sides are timed from the Go side around one request/answer over a pipe.
 - Capture: ` + "`capture`" + ` returning the PNG inline (base64 and an image block; also saved as an
   artifact) against ` + "`import`" + ` and ` + "`xwd | convert`" + ` run as whole processes writing PNG to a pipe.
+  Both sides are timed to the same end state, the PNG bytes in the caller's hands: for mcec until
+  the MCP client library returns the tool result (the image block decoded); the harness then
+  checks, untimed, that the envelope is ok and its base64 equals the image block. The ≥ 4×
+  targets are issue 9's, against ` + "`import`" + ` (full screen and window); the ` + "`xwd | convert`" + `
+  rows are comparisons without a target.
 - Act: ` + "`click`" + ` by element name (it finds the element, raises and activates the window, moves and
   clicks with XTEST) against ` + "`xdotool mousemove X Y click 1`" + ` at already known coordinates;
   ` + "`send_command chars:`" + ` against ` + "`xdotool type`" + ` with its defaults, both typing into a GTK entry.
