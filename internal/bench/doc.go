@@ -11,8 +11,8 @@ import (
 	"github.com/mcec/mcec/internal/atomicfile"
 )
 
-// findings.md is the analysis of the targets the last runs missed; it is kept by hand, next to
-// the code that measures, and copied into the report.
+// findings.md is what profiling found, what was fixed and what is left, row by row; it is kept
+// by hand, next to the code that measures, and copied into the report.
 //
 //go:embed findings.md
 var findings string
