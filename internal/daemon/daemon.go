@@ -29,6 +29,7 @@ import (
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/procgroup"
 	"github.com/mcec/mcec/internal/provision"
 	"github.com/mcec/mcec/internal/rawcmd"
 	"github.com/mcec/mcec/internal/recorder"
@@ -330,12 +331,4 @@ func (d *Daemon) Close() error {
 
 // stop sends SIGTERM to the program's process group, then SIGKILL if it has not exited after a
 // grace period, and waits until it is reaped.
-func (p *launchedProc) stop() {
-	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(2 * time.Second):
-		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-		<-p.done
-	}
-}
+func (p *launchedProc) stop() { procgroup.Stop(p.pid, p.done, 2*time.Second) }

@@ -7,13 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
-	"github.com/jezek/xgb/xtest"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
@@ -22,111 +17,13 @@ import (
 	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/testdesk"
-	"github.com/mcec/mcec/internal/xgbext"
 	_ "github.com/mcec/mcec/internal/xgbquiet"
-	"github.com/mcec/mcec/internal/xinput2"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdesk.Main(m)) }
 
-// syncBuffer is a log sink written by several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// keyboard injects keys on the test desktop: as the Xvfb keyboard (XTEST FakeInput with the
-// XInput 1 device event types and that device's id: what the server reports as hardware), or
-// as plain XTEST core input (what mcec and every XTEST client produce).
-type keyboard struct {
-	t          *testing.T
-	x          *xgb.Conn
-	firstEvent byte
-	device     byte
-	codes      map[string]byte
-}
-
-func newKeyboard(t *testing.T) *keyboard {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	display := testdesk.Desktop().Display()
-	xi, err := xinput2.Dial(ctx, display)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer xi.Close()
-	devs, err := xi.QueryDevices()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := &keyboard{t: t, firstEvent: xi.XIFirstEvent, codes: map[string]byte{}}
-	for _, d := range devs {
-		if d.Use == xinput2.SlaveKeyboard && !strings.Contains(d.Name, "XTEST") && strings.Contains(d.Name, "keyboard") {
-			k.device = byte(d.ID)
-		}
-	}
-	if k.device == 0 {
-		t.Fatalf("no Xvfb keyboard among %+v", devs)
-	}
-	km, err := xi.KeyboardMapping()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, sym := range map[string]uint32{"ctrl": 0xffe3, "alt": 0xffe9, "shift": 0xffe1, "s": 's'} {
-		codes := km.Codes(sym)
-		if len(codes) == 0 {
-			t.Fatalf("%s is not on the keymap", name)
-		}
-		k.codes[name] = byte(codes[0])
-	}
-	if k.x, err = xgb.NewConnDisplay(display); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(k.x.Close)
-	if err := xgbext.RegisterAll(k.x); err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-// chord presses ctrl+alt+shift+s and releases it, as hardware or as XTEST core input.
-func (k *keyboard) chord(hardware bool) {
-	press, release, dev := byte(xproto.KeyPress), byte(xproto.KeyRelease), byte(0)
-	if hardware {
-		press, release, dev = k.firstEvent+1, k.firstEvent+2, k.device // DeviceKeyPress, DeviceKeyRelease
-	}
-	keys := []string{"ctrl", "alt", "shift", "s"}
-	for _, n := range keys {
-		xtest.FakeInput(k.x, press, k.codes[n], 0, 0, 0, 0, dev)
-	}
-	for i := len(keys) - 1; i >= 0; i-- {
-		xtest.FakeInput(k.x, release, k.codes[keys[i]], 0, 0, 0, 0, dev)
-	}
-	if _, err := xproto.GetInputFocus(k.x).Reply(); err != nil {
-		k.t.Fatal(err)
-	}
-}
-
-// buttons is the pointer's button mask.
-func (k *keyboard) buttons() uint16 {
-	r, err := xproto.QueryPointer(k.x, xproto.Setup(k.x).DefaultScreen(k.x).Root).Reply()
-	if err != nil {
-		k.t.Fatal(err)
-	}
-	return r.Mask & (xproto.ButtonMask1 | xproto.ButtonMask2 | xproto.ButtonMask3 | xproto.ButtonMask4 | xproto.ButtonMask5)
-}
+// stopChord is estop.DefaultHotkey's keysyms: ctrl+alt+shift+s.
+var stopChord = []uint32{0xffe3, 0xffe9, 0xffe1, 's'}
 
 func call(t *testing.T, d *daemon.Daemon, tool string, args any) contract.Envelope {
 	t.Helper()
@@ -156,7 +53,7 @@ func stopState(t *testing.T, d *daemon.Daemon) estop.Status {
 // held, every later call fails emergency-stopped, the same chord as XTEST input does nothing,
 // and mcec rearm restores service.
 func TestHardwareChordStopsMidDrag(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &testdesk.LogBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	d, err := daemon.Start(ctx, daemon.Config{SessionsDir: t.TempDir(), Safety: safety.Settings{AllowAll: true},
@@ -168,10 +65,10 @@ func TestHardwareChordStopsMidDrag(t *testing.T) {
 	if s := stopState(t, d); s.State != estop.Armed || s.Hotkey != estop.DefaultHotkey {
 		t.Fatalf("at start: %+v", s)
 	}
-	kb := newKeyboard(t)
+	hw := testdesk.NewHardware(t)
 
 	// Plain XTEST input, as an agent's would be: nothing happens.
-	kb.chord(false)
+	hw.Chord(testdesk.XTEST, stopChord...)
 
 	// A slow drag: 400 waypoints across the screen, thousands of server round trips.
 	path := make([]map[string]int, 400)
@@ -191,9 +88,9 @@ func TestHardwareChordStopsMidDrag(t *testing.T) {
 		b, _ := json.Marshal(o.Envelope)
 		dragOut <- b
 	}()
-	testdesk.WaitFor(t, 20*time.Second, "the drag to press the button", func() bool { return kb.buttons() != 0 })
+	testdesk.WaitFor(t, 20*time.Second, "the drag to press the button", func() bool { return hw.Buttons() != 0 })
 
-	kb.chord(true)
+	hw.Chord(testdesk.Physical, stopChord...)
 	var drag []byte
 	select {
 	case drag = <-dragOut:
@@ -201,7 +98,7 @@ func TestHardwareChordStopsMidDrag(t *testing.T) {
 		t.Fatal("the drag did not abort")
 	}
 	contracttest.Fail(t, contracttest.Check(t, drag), contract.Internal, contract.CodeEmergencyStopped)
-	if m := kb.buttons(); m != 0 {
+	if m := hw.Buttons(); m != 0 {
 		t.Errorf("button mask %#x after the aborted drag", m)
 	}
 	s := stopState(t, d)
@@ -230,7 +127,7 @@ func TestHardwareChordStopsMidDrag(t *testing.T) {
 		contracttest.Fail(t, call(t, d, c.tool, c.args), contract.Internal, contract.CodeEmergencyStopped)
 	}
 	// Still stopped after more XTEST chords.
-	kb.chord(false)
+	hw.Chord(testdesk.XTEST, stopChord...)
 
 	var out, errOut bytes.Buffer
 	if code := cli.Main([]string{"rearm", "--socket", d.Control.Path()}, strings.NewReader(""), &out, &errOut); code != 0 {

@@ -24,6 +24,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcec/mcec/internal/procgroup"
 )
 
 // Defaults.
@@ -451,16 +453,9 @@ func (m *Manager) Close() error {
 // terminate stops an instance this manager started: SIGTERM to its process group, SIGKILL
 // after the grace period, and waits until it has been reaped.
 func (m *Manager) terminate(r *running) {
-	pid := r.rec.PID
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	select {
-	case <-r.done:
-		return
-	case <-time.After(m.opt.Grace):
+	if procgroup.Stop(r.rec.PID, r.done, m.opt.Grace) {
+		m.log.Warn("instance ignored SIGTERM; killed it", "instance", r.rec.ID, "pid", r.rec.PID)
 	}
-	m.log.Warn("instance ignored SIGTERM; killing it", "instance", r.rec.ID, "pid", pid)
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	<-r.done
 }
 
 // childEnv is base without the display, the bus and MCEC_* settings, plus the instance's id

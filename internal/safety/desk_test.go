@@ -1,7 +1,6 @@
 package safety_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,28 +21,11 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testdesk.Main(m)) }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func start(t *testing.T, s safety.Settings) (*daemon.Daemon, *syncBuffer) {
+func start(t *testing.T, s safety.Settings) (*daemon.Daemon, *testdesk.LogBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	logs := &syncBuffer{}
+	logs := &testdesk.LogBuffer{}
 	d, err := daemon.Start(ctx, daemon.Config{SessionsDir: t.TempDir(), Safety: s,
 		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
 		Commands: daemon.CommandsConfig{File: filepath.Join(t.TempDir(), "commands.toml")}})

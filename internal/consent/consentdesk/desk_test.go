@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -85,28 +84,19 @@ func wantCode(t *testing.T, env contract.Envelope, code contract.Code) {
 // terminal is `mcec consent` running in-process with piped standard streams.
 type terminal struct {
 	in   *io.PipeWriter
-	mu   sync.Mutex
-	out  strings.Builder
+	out  testdesk.LogBuffer // its standard output and error
 	done chan int
 }
 
-func (w *terminal) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.out.Write(p)
-}
-
-func (w *terminal) text() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.out.String()
-}
+func (w *terminal) text() string { return w.out.String() }
 
 func startTerminal(t *testing.T, d *daemon.Daemon) *terminal {
 	t.Helper()
 	r, w := io.Pipe()
 	term := &terminal{in: w, done: make(chan int, 1)}
-	go func() { term.done <- cli.Main([]string{"consent", "--socket", d.Control.Path()}, r, term, term) }()
+	go func() {
+		term.done <- cli.Main([]string{"consent", "--socket", d.Control.Path()}, r, &term.out, &term.out)
+	}()
 	t.Cleanup(func() { term.stop(t) })
 	testdesk.WaitFor(t, 15*time.Second, "the prompter to wait for questions", d.Consent.Available)
 	return term
@@ -155,6 +145,20 @@ func enabledTools(t *testing.T, d *daemon.Daemon) []string {
 		t.Fatal(err)
 	}
 	return st.CommandAccess.EnabledTools
+}
+
+// launchSleep starts `sleep 60` with the launch tool, failing the test unless launch is
+// enabled, and kills it.
+func launchSleep(t *testing.T, d *daemon.Daemon) {
+	t.Helper()
+	env := call(t, d, "launch", map[string]any{"path": "sleep", "arguments": []string{"60"}, "timeout": 0})
+	var launched struct {
+		ProcessID int `json:"processId"`
+	}
+	if err := env.DecodeResult(&launched); err != nil || !env.OK() || launched.ProcessID == 0 {
+		t.Fatalf("launch after the grant: %+v %v", env.Err(), err)
+	}
+	_ = syscall.Kill(launched.ProcessID, syscall.SIGKILL)
 }
 
 func TestConsentTerminal(t *testing.T) {
@@ -229,14 +233,7 @@ func TestConsentTerminal(t *testing.T) {
 		if !slices.Contains(enabledTools(t, d), "launch") {
 			t.Error("commandAccess does not show the grant")
 		}
-		env = call(t, d, "launch", map[string]any{"path": "sleep", "arguments": []string{"60"}, "timeout": 0})
-		var launched struct {
-			ProcessID int `json:"processId"`
-		}
-		if err := env.DecodeResult(&launched); err != nil || !env.OK() || launched.ProcessID == 0 {
-			t.Fatalf("launch after the grant: %+v %v", env.Err(), err)
-		}
-		_ = syscall.Kill(launched.ProcessID, syscall.SIGKILL)
+		launchSleep(t, d)
 		// Asking for what is enabled asks nobody.
 		env = call(t, d, "request-command-access", ask("launch"))
 		if err := env.DecodeResult(&res); err != nil || !env.OK() || len(res.Granted) != 0 || !slices.Equal(res.AlreadyEnabled, []string{"launch"}) {

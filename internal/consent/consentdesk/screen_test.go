@@ -1,20 +1,13 @@
 package consentdesk
 
 import (
-	"bytes"
-	"context"
-	"image"
 	"log/slog"
 	"slices"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
-	"github.com/jezek/xgb/xtest"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
@@ -22,93 +15,24 @@ import (
 	"github.com/mcec/mcec/internal/consent/screen"
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/testdesk"
-	"github.com/mcec/mcec/internal/xgbext"
 	_ "github.com/mcec/mcec/internal/xgbquiet"
-	"github.com/mcec/mcec/internal/xinput2"
 )
 
-// logBuffer is a log sink written by several goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.b.String(), s)
-}
-
-// operator is the person at the test desktop: it finds the consent dialog and presses on it,
-// either as the Xvfb mouse and keyboard (XTEST FakeInput with the XInput 1 device event types
-// and those devices' ids: what the server reports as hardware) or as plain XTEST input (what
-// mcec, xdotool and every XTEST client produce).
+// operator is the person at the test desktop: it finds the consent dialog and presses on it
+// with testdesk.Hardware, as the Xvfb mouse and keyboard or as plain XTEST input.
 type operator struct {
-	t                 *testing.T
-	x                 *xgb.Conn
-	root              xproto.Window
-	firstEvent        byte
-	pointer, keyboard byte
-	keys              map[rune]byte
-	clientList, name  xproto.Atom
-	state             xproto.Atom
+	*testdesk.Hardware
+	t                *testing.T
+	x                *xgb.Conn
+	root             xproto.Window
+	clientList, name xproto.Atom
+	state            xproto.Atom
 }
 
 func newOperator(t *testing.T) *operator {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	display := testdesk.Desktop().Display()
-	xi, err := xinput2.Dial(ctx, display)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer xi.Close()
-	devs, err := xi.QueryDevices()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := &operator{t: t, firstEvent: xi.XIFirstEvent, keys: map[rune]byte{}}
-	for _, d := range devs {
-		if strings.Contains(d.Name, "XTEST") {
-			continue
-		}
-		switch d.Use {
-		case xinput2.SlaveKeyboard:
-			if strings.Contains(d.Name, "keyboard") {
-				o.keyboard = byte(d.ID)
-			}
-		case xinput2.SlavePointer:
-			o.pointer = byte(d.ID)
-		}
-	}
-	if o.keyboard == 0 || o.pointer == 0 {
-		t.Fatalf("no Xvfb keyboard and pointer among %+v", devs)
-	}
-	km, err := xi.KeyboardMapping()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range "yan" {
-		codes := km.Codes(uint32(r))
-		if len(codes) == 0 {
-			t.Fatalf("%c is not on the keymap", r)
-		}
-		o.keys[r] = byte(codes[0])
-	}
-	if o.x, err = xgb.NewConnDisplay(display); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(o.x.Close)
-	if err := xgbext.RegisterAll(o.x); err != nil {
-		t.Fatal(err)
-	}
+	hw := testdesk.NewHardware(t)
+	o := &operator{Hardware: hw, t: t, x: hw.Conn()}
 	o.root = xproto.Setup(o.x).DefaultScreen(o.x).Root
 	o.clientList, o.name, o.state = o.atom("_NET_CLIENT_LIST"), o.atom("_NET_WM_NAME"), o.atom(screen.StateProperty)
 	return o
@@ -163,8 +87,8 @@ func (o *operator) waitGone(w xproto.Window) {
 	})
 }
 
-// button is the centre of answer a's button, in root coordinates.
-func (o *operator) button(w xproto.Window, a consent.Answer) image.Point {
+// press clicks the centre of answer a's button as src.
+func (o *operator) press(src testdesk.Source, w xproto.Window, a consent.Answer) {
 	g, err := xproto.GetGeometry(o.x, xproto.Drawable(w)).Reply()
 	if err != nil {
 		o.t.Fatal(err)
@@ -178,40 +102,11 @@ func (o *operator) button(w xproto.Window, a consent.Answer) image.Point {
 		o.t.Fatal(err)
 	}
 	r := rects[a]
-	return image.Pt(int(pos.DstX)+(r.Min.X+r.Max.X)/2, int(pos.DstY)+(r.Min.Y+r.Max.Y)/2)
+	o.Click(src, int(pos.DstX)+(r.Min.X+r.Max.X)/2, int(pos.DstY)+(r.Min.Y+r.Max.Y)/2)
 }
 
-func (o *operator) sync() {
-	if _, err := xproto.GetInputFocus(o.x).Reply(); err != nil {
-		o.t.Fatal(err)
-	}
-}
-
-// click presses and releases button 1 at p.
-func (o *operator) click(p image.Point, hardware bool) {
-	xproto.WarpPointer(o.x, 0, o.root, 0, 0, 0, 0, int16(p.X), int16(p.Y))
-	press, release, dev := byte(xproto.ButtonPress), byte(xproto.ButtonRelease), byte(0)
-	if hardware {
-		press, release, dev = o.firstEvent+3, o.firstEvent+4, o.pointer // DeviceButtonPress, DeviceButtonRelease
-	}
-	xtest.FakeInput(o.x, press, 1, 0, 0, 0, 0, dev)
-	xtest.FakeInput(o.x, release, 1, 0, 0, 0, 0, dev)
-	o.sync()
-}
-
-// key presses and releases key r.
-func (o *operator) key(r rune, hardware bool) {
-	press, release, dev := byte(xproto.KeyPress), byte(xproto.KeyRelease), byte(0)
-	if hardware {
-		press, release, dev = o.firstEvent+1, o.firstEvent+2, o.keyboard // DeviceKeyPress, DeviceKeyRelease
-	}
-	xtest.FakeInput(o.x, press, o.keys[r], 0, 0, 0, 0, dev)
-	xtest.FakeInput(o.x, release, o.keys[r], 0, 0, 0, 0, dev)
-	o.sync()
-}
-
-func startDialogDaemon(t *testing.T, timeout time.Duration) (*daemon.Daemon, *logBuffer) {
-	logs := &logBuffer{}
+func startDialogDaemon(t *testing.T, timeout time.Duration) (*daemon.Daemon, *testdesk.LogBuffer) {
+	logs := &testdesk.LogBuffer{}
 	d := startDaemonWith(t, daemon.Config{ConsentTimeout: timeout,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	// The on-screen prompter alone makes consent available on an attached desktop.
@@ -251,41 +146,34 @@ func TestConsentDialog(t *testing.T) {
 	}
 
 	// Plain XTEST presses on Deny, on Allow, and the key n: seen and ignored.
-	op.click(op.button(w, consent.Deny), false)
-	op.key('n', false)
-	op.click(op.button(w, consent.Grant), false)
-	testdesk.WaitFor(t, 20*time.Second, "the dialog to ignore three XTEST presses", func() bool { return logs.count(ignored) == 3 })
+	op.press(testdesk.XTEST, w, consent.Deny)
+	op.Key(testdesk.XTEST, 'n')
+	op.press(testdesk.XTEST, w, consent.Grant)
+	testdesk.WaitFor(t, 20*time.Second, "the dialog to ignore three XTEST presses", func() bool { return logs.Count(ignored) == 3 })
 	if !d.Consent.Pending() || op.dialog() != w {
 		t.Fatal("an XTEST press answered the dialog")
 	}
 
 	// The operator's own mouse: granted (had an XTEST press counted, the answer would be deny).
-	op.click(op.button(w, consent.Grant), true)
+	op.press(testdesk.Physical, w, consent.Grant)
 	env = contracttest.Check(t, <-pending)
 	var res accessResult
 	if err := env.DecodeResult(&res); err != nil || !env.OK() || !slices.Equal(res.Granted, []string{"launch"}) {
 		t.Fatalf("hardware click on Allow: %+v %+v %v", env.Err(), res, err)
 	}
 	op.waitGone(w)
-	if n := logs.count("answered on screen"); n != 1 || logs.count("device=\"Xvfb") != 1 {
+	if n := logs.Count("answered on screen"); n != 1 || logs.Count("device=\"Xvfb") != 1 {
 		t.Errorf("want one on-screen answer from an Xvfb device, logged %d", n)
 	}
-	env = call(t, d, "launch", map[string]any{"path": "sleep", "arguments": []string{"60"}, "timeout": 0})
-	var launched struct {
-		ProcessID int `json:"processId"`
-	}
-	if err := env.DecodeResult(&launched); err != nil || !env.OK() || launched.ProcessID == 0 {
-		t.Fatalf("launch after the grant: %+v %v", env.Err(), err)
-	}
-	_ = syscall.Kill(launched.ProcessID, syscall.SIGKILL)
+	launchSleep(t, d)
 
 	// The keyboard: a hardware "n" denies.
 	testdesk.WaitFor(t, 20*time.Second, "the prompter to come back", d.Consent.Available)
 	pending = callAsync(d, "request-command-access", ask("keysym"))
 	w = op.waitDialog()
-	op.key('y', false) // XTEST: ignored
-	testdesk.WaitFor(t, 20*time.Second, "the dialog to ignore the XTEST key", func() bool { return logs.count(ignored) == 4 })
-	op.key('n', true)
+	op.Key(testdesk.XTEST, 'y') // XTEST: ignored
+	testdesk.WaitFor(t, 20*time.Second, "the dialog to ignore the XTEST key", func() bool { return logs.Count(ignored) == 4 })
+	op.Key(testdesk.Physical, 'n')
 	wantCode(t, contracttest.Check(t, <-pending), contract.CodeConsentDenied)
 	op.waitGone(w)
 }
