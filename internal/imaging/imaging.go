@@ -8,8 +8,6 @@ import (
 	"image/png"
 	"math"
 	"sync"
-
-	"golang.org/x/image/draw"
 )
 
 // BlankCheck is the result of Blank, as capture results report it.
@@ -68,7 +66,8 @@ func Blank(img *image.RGBA) BlankCheck {
 
 // Downscale returns img scaled so its width is at most maxWidth (0 = no limit) and by factor
 // scale in (0,1] (0 = 1). It never upscales and keeps the aspect ratio. The filter is bilinear
-// with proper support when shrinking, so UI text stays legible.
+// with proper support when shrinking, so UI text stays legible (x/image/draw's BiLinear, computed
+// by downscaleRGBA). img may be a sub-image with a non-zero origin; the result starts at (0,0).
 func Downscale(img *image.RGBA, maxWidth int, scale float64) *image.RGBA {
 	b := img.Bounds()
 	f := 1.0
@@ -83,9 +82,7 @@ func Downscale(img *image.RGBA, maxWidth int, scale float64) *image.RGBA {
 	}
 	w := max(1, int(math.Round(float64(b.Dx())*f)))
 	h := max(1, int(math.Round(float64(b.Dy())*f)))
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.BiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-	return dst
+	return downscaleRGBA(img, w, h)
 }
 
 // Crop returns the part of img inside r (in img's coordinates) as a view sharing img's pixels.
