@@ -63,7 +63,7 @@ FUZZ_TARGETS := FuzzStdioFraming:./internal/transport FuzzFacade:./internal/tran
 	FuzzNeutralize:./internal/consent \
 	FuzzParseEvent:./internal/xinput2 FuzzParseQueryDevice:./internal/xinput2 FuzzParseSetup:./internal/xinput2 \
 	FuzzParseDeviceEvent:./internal/xinput2 FuzzParseKeyboardMapping:./internal/xinput2 \
-	FuzzReadMessage:./internal/platform/atspi/dbuswire FuzzEncodePNG:./internal/imaging
+	FuzzReadMessage:./internal/platform/atspi/dbuswire FuzzEncodePNG:./internal/imaging FuzzDownscale:./internal/imaging
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \
