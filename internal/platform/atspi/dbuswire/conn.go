@@ -53,6 +53,10 @@ const (
 // maxMessage is the D-Bus limit on a whole message.
 const maxMessage = 1 << 27
 
+// maxWriteWait bounds one write when a call has no timeout of its own: a bus daemon that stops
+// reading must cost a deadline, not a goroutine blocked forever with the write lock held.
+const maxWriteWait = 10 * time.Second
+
 // Conn is one authenticated connection to a message bus. It is safe for concurrent use.
 type Conn struct {
 	nc net.Conn
@@ -220,6 +224,13 @@ func (c *Conn) Send(timeout time.Duration, dest, path, iface, member string, don
 	c.wmu.Lock()
 	buf, err := appendCall(c.wbuf[:0], serial, dest, path, iface, member, args)
 	if err == nil {
+		wait := maxWriteWait
+		if timeout > 0 {
+			wait = min(timeout, maxWriteWait)
+		}
+		// A write cut short by its deadline leaves a partial message on the wire: the
+		// connection is then closed below and callers fall back to godbus.
+		_ = c.nc.SetWriteDeadline(time.Now().Add(wait))
 		_, err = c.nc.Write(buf)
 	}
 	c.wbuf = buf

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -258,6 +259,46 @@ func TestConnCalls(t *testing.T) {
 	}
 	if _, err := c.Call(ctx, time.Second, ":1.3", "/o", "x.y", "Again"); !errors.Is(err, ErrClosed) {
 		t.Errorf("call after Close: %v", err)
+	}
+}
+
+// A bus that stops reading costs each call its deadline, never a writer blocked for good.
+func TestStuckBusCostsADeadline(t *testing.T) {
+	stuck := make(chan struct{})
+	addr := fakeBus(t, func(m *dbus.Message) *dbus.Message {
+		<-stuck // the fake bus stops reading after the first call
+		return nil
+	})
+	t.Cleanup(func() { close(stuck) })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	big := strings.Repeat("x", 256<<10) // fills the socket buffers within a few calls
+	for i := 0; ; i++ {
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Call(ctx, 200*time.Millisecond, ":1.3", "/o", "x.y", "Big", big)
+			errc <- err
+		}()
+		var err error
+		select {
+		case err = <-errc:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("call %d is still blocked after 5 s", i)
+		}
+		if errors.Is(err, ErrClosed) {
+			return // the write timed out and the connection was given up
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if i > 100 {
+			t.Fatal("100 calls of 256 KiB never filled the socket")
+		}
 	}
 }
 
