@@ -65,10 +65,7 @@ FUZZ_TARGETS := FuzzStdioFraming:./internal/transport FuzzFacade:./internal/tran
 	FuzzParseDeviceEvent:./internal/xinput2 FuzzParseKeyboardMapping:./internal/xinput2 \
 	FuzzReadMessage:./internal/platform/atspi/dbuswire FuzzEncodePNG:./internal/imaging FuzzDownscale:./internal/imaging
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) "$${t#*:}"; \
-	done
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh $(FUZZ_TARGETS)
 
 lint: fmt-check vet staticcheck
 
