@@ -141,7 +141,6 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 		t.Error("windows is not annotated read-only")
 	}
 
-	// The factory starts with mcec; wait until its window is listed.
 	// The factory starts with mcec: wait (on window events) for its window, then (on accessibility
 	// events) for its tree.
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "windows", Arguments: map[string]any{
@@ -245,6 +244,7 @@ func TestStdioSurvivesMalformedLines(t *testing.T) {
 		case <-done:
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
+			<-done
 			t.Errorf("mcec did not exit when stdin closed")
 		}
 	})
@@ -337,6 +337,7 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 		case <-done:
 		case <-time.After(15 * time.Second):
 			_ = cmd.Process.Kill()
+			<-done
 			t.Errorf("mcec serve did not stop on SIGTERM")
 		}
 		assertGone(t, children)

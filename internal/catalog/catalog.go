@@ -101,13 +101,16 @@ type Catalog struct {
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
+// ValidName reports whether name follows MCP's tool name rule (what Add enforces).
+func ValidName(name string) bool { return toolName.MatchString(name) }
+
 // New returns an empty catalog.
 func New() *Catalog { return &Catalog{index: map[string]*Tool{}} }
 
 // Add registers a tool. A bad descriptor is a programmer error found at start-up, so Add panics.
 func (c *Catalog) Add(t *Tool) {
 	switch {
-	case !toolName.MatchString(t.Name):
+	case !ValidName(t.Name):
 		panic(fmt.Sprintf("catalog: invalid tool name %q", t.Name))
 	case c.index[t.Name] != nil:
 		panic(fmt.Sprintf("catalog: duplicate tool %q", t.Name))
@@ -126,6 +129,15 @@ func (c *Catalog) Lookup(name string) (*Tool, bool) {
 
 // Tools returns the tools in registration order.
 func (c *Catalog) Tools() []*Tool { return slices.Clone(c.tools) }
+
+// Names returns the tools' names in registration order.
+func (c *Catalog) Names() []string {
+	names := make([]string, len(c.tools))
+	for i, t := range c.tools {
+		names[i] = t.Name
+	}
+	return names
+}
 
 // Spec describes a typed tool for Define.
 type Spec[In any] struct {

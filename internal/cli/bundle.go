@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/evidence"
 )
 
@@ -39,11 +38,7 @@ and exits 1 naming the first bad line. It writes no zip unless --out is given to
 }
 
 func bundleRun(g *globalOptions, st *streams, o *bundleOptions, arg string) error {
-	root := g.sessionsDir
-	if root == "" {
-		root = daemon.DefaultSessionsDir()
-	}
-	path, err := evidence.Locate(root, arg)
+	path, err := evidence.Locate(g.sessionsRoot(), arg)
 	if err != nil {
 		return usageError{err}
 	}

@@ -45,10 +45,7 @@ when a server answers on ` + defaultServer + ` it is used; otherwise (or with --
   mcec call capture '{"window":"Factory","pathOnly":true}'`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// One call from a shell wants its envelope, not the desktop's start-up chatter.
-			if !cmd.Flags().Changed("log-level") && os.Getenv("MCEC_LOG_LEVEL") == "" {
-				g.logLevel = "warn"
-			}
+			g.quietByDefault(cmd) // one call from a shell wants its envelope
 			return callRun(cmd.Context(), g, st, o, args)
 		},
 	}
@@ -158,11 +155,7 @@ func checkToolName(name string) error {
 	if _, ok := cat.Lookup(name); ok {
 		return nil
 	}
-	var names []string
-	for _, t := range cat.Tools() {
-		names = append(names, t.Name)
-	}
-	return usageError{fmt.Errorf("unknown tool %q; tools: %s", name, strings.Join(names, ", "))}
+	return usageError{fmt.Errorf("unknown tool %q; tools: %s", name, strings.Join(cat.Names(), ", "))}
 }
 
 // serverAnswers reports whether something listens at the server's address (a quick dial).

@@ -21,16 +21,10 @@ DISPLAY and DBUS_SESSION_BUS_ADDRESS set, stop everything when CMD exits, and ex
 		Example: `  mcec desktop run -- sh -c 'gtk3-widget-factory & sleep 2; xdotool search --name Factory'`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			log, err := g.logger(st.err)
+			opts, err := g.privateDesktop(st.err)
 			if err != nil {
 				return err
 			}
-			cfg, err := g.daemonConfig(log)
-			if err != nil {
-				return err
-			}
-			opts := cfg.Screen
-			opts.Logger = log
 			code, err := headless.Run(cmd.Context(), opts, args, st.in, st.out, st.err)
 			if err != nil {
 				return fmt.Errorf("desktop run: %w", err)

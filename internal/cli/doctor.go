@@ -24,16 +24,10 @@ desktop it starts for the purpose. Exit 1 when a check fails.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			target := doctor.Target{}
 			if g.headless || os.Getenv("DISPLAY") == "" {
-				log, err := g.logger(st.err)
+				opts, err := g.privateDesktop(st.err)
 				if err != nil {
 					return err
 				}
-				cfg, err := g.daemonConfig(log)
-				if err != nil {
-					return err
-				}
-				opts := cfg.Screen
-				opts.Logger = log
 				if len(headless.MissingPrograms()) == 0 {
 					d, err := headless.Start(cmd.Context(), opts)
 					if err != nil {

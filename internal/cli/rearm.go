@@ -9,17 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcec/mcec/internal/control"
+	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/estop"
 )
 
 // controlLimit bounds one emergency-stop operation on the control socket.
 const controlLimit = 15 * time.Second
-
-// stopAnswer is the server's answer to rearm and emergency-stop.
-type stopAnswer struct {
-	Rearmed bool         `json:"rearmed"`
-	Status  estop.Status `json:"emergencyStop"`
-}
 
 func newRearmCmd(st *streams) *cobra.Command {
 	var socket string
@@ -65,7 +60,7 @@ func stopOp(ctx context.Context, socket, op string, out io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, controlLimit)
 	defer cancel()
-	var ans stopAnswer
+	var ans daemon.StopAnswer
 	if err := control.Call(ctx, path, op, nil, &ans); err != nil {
 		return err
 	}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/evidence"
 )
@@ -36,9 +34,7 @@ errors.`,
   mcec replay s-4f2a0c1d9e3b --server http://127.0.0.1:5151`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("log-level") && os.Getenv("MCEC_LOG_LEVEL") == "" {
-				g.logLevel = "warn"
-			}
+			g.quietByDefault(cmd)
 			return replayRun(cmd.Context(), g, st, o, args[0])
 		},
 	}
@@ -47,11 +43,7 @@ errors.`,
 }
 
 func replayRun(ctx context.Context, g *globalOptions, st *streams, o *replayOptions, arg string) error {
-	root := g.sessionsDir
-	if root == "" {
-		root = daemon.DefaultSessionsDir()
-	}
-	path, err := evidence.Locate(root, arg)
+	path, err := evidence.Locate(g.sessionsRoot(), arg)
 	if err != nil {
 		return usageError{err}
 	}

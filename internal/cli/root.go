@@ -166,6 +166,38 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	return cfg, nil
 }
 
+// privateDesktop is the private desktop's options from the global flags (all of them checked,
+// as for the daemon), logging to logTo.
+func (g *globalOptions) privateDesktop(logTo io.Writer) (headless.Options, error) {
+	log, err := g.logger(logTo)
+	if err != nil {
+		return headless.Options{}, err
+	}
+	cfg, err := g.daemonConfig(log)
+	if err != nil {
+		return headless.Options{}, err
+	}
+	opts := cfg.Screen
+	opts.Logger = log
+	return opts, nil
+}
+
+// sessionsRoot is --sessions-dir, or the daemon's default.
+func (g *globalOptions) sessionsRoot() string {
+	if g.sessionsDir != "" {
+		return g.sessionsDir
+	}
+	return daemon.DefaultSessionsDir()
+}
+
+// quietByDefault lowers the log level to warn unless --log-level or MCEC_LOG_LEVEL set it: a
+// command run from a shell wants its output, not the desktop's start-up chatter.
+func (g *globalOptions) quietByDefault(cmd *cobra.Command) {
+	if !cmd.Flags().Changed("log-level") && os.Getenv("MCEC_LOG_LEVEL") == "" {
+		g.logLevel = "warn"
+	}
+}
+
 // startDaemon builds the logger and the daemon from the global flags.
 func (g *globalOptions) startDaemon(ctx context.Context, logTo io.Writer) (*daemon.Daemon, *slog.Logger, error) {
 	log, err := g.logger(logTo)

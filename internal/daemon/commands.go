@@ -50,13 +50,7 @@ func (d *Daemon) newCommands(cfg CommandsConfig, gate *inputgate.Gate) *rawcmd.E
 // dispatchTools lets raw commands call the agent tools by name, through the one dispatcher path.
 type dispatchTools struct{ d *dispatch.Dispatcher }
 
-func (t dispatchTools) Names() []string {
-	var out []string
-	for _, tool := range t.d.Catalog().Tools() {
-		out = append(out, tool.Name)
-	}
-	return out
-}
+func (t dispatchTools) Names() []string { return t.d.Catalog().Names() }
 
 func (t dispatchTools) Call(ctx context.Context, name string, args json.RawMessage) (contract.Envelope, error) {
 	if dispatch.TransportOf(ctx) == "" {

@@ -11,11 +11,7 @@ import (
 type consentCommands struct{ d *Daemon }
 
 func (c consentCommands) State(name string) consent.State {
-	var names []string
-	for _, t := range c.d.Dispatcher.Catalog().Tools() {
-		names = append(names, t.Name)
-	}
-	switch c.d.Policy.State(name, names, c.d.Commands.Table().Entries()) {
+	switch c.d.Policy.State(name, c.d.Dispatcher.Catalog().Names(), c.d.Commands.Table().Entries()) {
 	case safety.StateEnabled:
 		return consent.Enabled
 	case safety.StateGated:

@@ -229,11 +229,7 @@ func (d *Daemon) MCPServer(transportName string) *mcp.Server {
 // CommandAccess reports which tools and raw commands the agent may use now, from the live
 // catalog and command table.
 func (d *Daemon) CommandAccess() safety.CommandAccess {
-	var names []string
-	for _, t := range d.Dispatcher.Catalog().Tools() {
-		names = append(names, t.Name)
-	}
-	return d.Policy.Access(names, d.Commands.Table().Entries())
+	return d.Policy.Access(d.Dispatcher.Catalog().Names(), d.Commands.Table().Entries())
 }
 
 // Env is the environment for programs run inside the desktop.

@@ -61,7 +61,7 @@ func (d *Daemon) wireEmergencyStop(ctx context.Context, cfg safety.EmergencyStop
 	}
 	d.Control.Handle("rearm", func(ctx context.Context, _ json.RawMessage) (any, error) {
 		was := d.Stop.Rearm(estop.ByControlSocket)
-		return rearmResult{Rearmed: was, Status: d.Stop.Status()}, nil
+		return StopAnswer{Rearmed: was, Status: d.Stop.Status()}, nil
 	})
 	d.Control.Handle("emergency-stop", func(ctx context.Context, _ json.RawMessage) (any, error) {
 		select {
@@ -69,7 +69,7 @@ func (d *Daemon) wireEmergencyStop(ctx context.Context, cfg safety.EmergencyStop
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		return rearmResult{Status: d.Stop.Status()}, nil
+		return StopAnswer{Status: d.Stop.Status()}, nil
 	})
 	if cfg.HotkeyDisabled {
 		d.Stop.SetHotkey(hk.String(), "the hotkey is disabled in config.toml ([emergency_stop] enabled = false)")
@@ -85,8 +85,9 @@ func (d *Daemon) wireEmergencyStop(ctx context.Context, cfg safety.EmergencyStop
 	return nil
 }
 
-// rearmResult answers the control operations rearm and emergency-stop.
-type rearmResult struct {
+// StopAnswer answers the control operations rearm and emergency-stop (mcec rearm and mcec
+// emergency-stop decode it).
+type StopAnswer struct {
 	Rearmed bool         `json:"rearmed"`
 	Status  estop.Status `json:"emergencyStop"`
 }

@@ -151,7 +151,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 	}
 	d.notify(ctx, Finished{Session: sess, Tool: name, Args: args, Outcome: out, Start: start, Duration: elapsed})
 	d.log.Debug("tool call", "tool", name, "session", out.Envelope.SessionID(), "ok", out.Envelope.OK(),
-		"code", codeOf(out.Envelope), "ms", time.Since(start).Milliseconds())
+		"code", codeOf(out.Envelope), "ms", elapsed.Milliseconds())
 	return out, nil
 }
 

@@ -9,9 +9,10 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mcec/mcec/internal/catalog"
 )
 
 // FrontDoor is who may knock on the HTTP listener. Every request passes these checks before its
@@ -28,14 +29,12 @@ type FrontDoor struct {
 	Log   *slog.Logger
 }
 
-// toolNamePattern is MCP's tool name rule; anything else after /v1/tools/ is no tool.
-var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // documentedPath reports the documented paths: MCP's, and the façade's with a well-formed tool
-// name (so "." or ".." never reach the mux's path cleaning and its redirects).
+// name (MCP's rule, which the catalog enforces; so "." or ".." never reach the mux's path
+// cleaning and its redirects).
 func documentedPath(p string) bool {
 	name, ok := strings.CutPrefix(p, facadePathPrefix)
-	return p == mcpPath || (ok && toolNamePattern.MatchString(name))
+	return p == mcpPath || (ok && catalog.ValidName(name))
 }
 
 // Wrap guards next.

@@ -354,12 +354,18 @@ func ptr[T any](v T) *T { return &v }
 // serveHTTP runs the HTTP handler behind its front door on a loopback listener.
 func serveHTTP(t *testing.T, d *dispatch.Dispatcher, token string) *httptest.Server {
 	t.Helper()
+	return serveHTTPWith(t, d, token, func() *mcp.Server {
+		return NewMCPServer(d, ServerInfo{Name: "mcec", Transport: "http"})
+	})
+}
+
+// serveHTTPWith is serveHTTP with the MCP servers newServer builds.
+func serveHTTPWith(t *testing.T, d *dispatch.Dispatcher, token string, newServer func() *mcp.Server) *httptest.Server {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	door := FrontDoor{Port: port, Bind: netip.MustParseAddr("127.0.0.1"), Token: token}
-	srv.Config.Handler = NewHTTPHandler(d, func() *mcp.Server {
-		return NewMCPServer(d, ServerInfo{Name: "mcec", Transport: "http"})
-	}, door, nil)
+	srv.Config.Handler = NewHTTPHandler(d, newServer, door, nil)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
@@ -547,15 +553,11 @@ func TestHTTPInitializeIsPerSession(t *testing.T) {
 	d := testDispatcher(t, nil)
 	var mu sync.Mutex
 	guide := "guide v1"
-	srv := httptest.NewUnstartedServer(nil)
-	door := FrontDoor{Port: srv.Listener.Addr().(*net.TCPAddr).Port, Bind: netip.MustParseAddr("127.0.0.1")}
-	srv.Config.Handler = NewHTTPHandler(d, func() *mcp.Server {
+	srv := serveHTTPWith(t, d, "", func() *mcp.Server {
 		mu.Lock()
 		defer mu.Unlock()
 		return NewMCPServer(d, ServerInfo{Name: "mcec", Transport: "http", Instructions: guide})
-	}, door, nil)
-	srv.Start()
-	t.Cleanup(srv.Close)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	connect := func() *mcp.ClientSession {
