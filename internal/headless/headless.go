@@ -140,8 +140,7 @@ func (d *Desktop) start(ctx context.Context, opts Options) error {
 	}
 	// Known before dbus-daemon runs, so its own environment (which services
 	// it activates inherit) already points at the desktop.
-	sockAddr := "unix:path=" + dbusEscape(filepath.Join(d.dir, "bus"))
-	d.env = desktopEnv(os.Environ(), d.display, sockAddr, d.dir)
+	d.env = desktopEnv(os.Environ(), d.display, d.sessionBusSocket(), d.dir)
 
 	step(StepSessionBus)
 	if err := d.startSessionBus(ctx); err != nil {
@@ -248,7 +247,7 @@ func (d *Desktop) startXvfb(ctx context.Context, opts Options) error {
 	if d.x, err = dialX(ctx, d.display); err != nil {
 		return d.fail(ctx, StepXvfb, d.xvfb, fmt.Errorf("connect to %s: %w", d.display, err))
 	}
-	if err := d.x.checkExtensions(ctx); err != nil {
+	if err := d.x.checkExtensions(); err != nil {
 		return d.fail(ctx, StepXvfb, d.xvfb, err)
 	}
 	return nil
@@ -291,6 +290,11 @@ func (d *Desktop) runXvfb(ctx context.Context, xvfb string, opts Options, lock *
 	return c, nil
 }
 
+// sessionBusSocket is the address of the session bus's socket in the runtime directory.
+func (d *Desktop) sessionBusSocket() string {
+	return "unix:path=" + dbusEscape(filepath.Join(d.dir, "bus"))
+}
+
 func (d *Desktop) startSessionBus(ctx context.Context) error {
 	daemon, err := lookProgram("dbus-daemon")
 	if err != nil {
@@ -304,7 +308,7 @@ func (d *Desktop) startSessionBus(ctx context.Context) error {
 	// The socket is $XDG_RUNTIME_DIR/bus, the path libdbus and GLib try
 	// when DBUS_SESSION_BUS_ADDRESS is unset, before autolaunching.
 	argv := []string{daemon, "--session", "--nofork", "--nopidfile", "--nosyslog",
-		"--address=unix:path=" + dbusEscape(filepath.Join(d.dir, "bus")),
+		"--address=" + d.sessionBusSocket(),
 		"--print-address=3"}
 	c, err := d.spawnStep(StepSessionBus, "dbus-daemon", argv, []*os.File{pw}, syscall.SIGKILL)
 	pw.Close()

@@ -16,14 +16,15 @@ import (
 	_ "github.com/mcec/mcec/internal/xgbquiet"
 )
 
-// requiredExtensions are what mcec's X backend relies on.
+// requiredExtensions are what mcec's X backend relies on (all of them in xgbext.Extensions).
 var requiredExtensions = []string{"XTEST", "Composite", "MIT-SHM", "RANDR"}
 
 // xconn is the desktop's own X connection, open for the desktop's life: it
 // owns the D-Bus autolaunch selection, so it must outlive every app.
 type xconn struct {
-	c    *xgb.Conn
-	root xproto.Window
+	c       *xgb.Conn
+	root    xproto.Window
+	present map[string]bool // the extensions of xgbext.Extensions the server has
 }
 
 // dialX connects to display, bounded by ctx.
@@ -45,10 +46,12 @@ func dialX(ctx context.Context, display string) (*xconn, error) {
 		x := &xconn{c: r.c, root: xproto.Setup(r.c).DefaultScreen(r.c).Root}
 		// The first connection to a fresh server, before any application exists: the safe
 		// moment to register extension decoders for the whole process (see xgbext).
-		if _, err := xcall(ctx, func() (struct{}, error) { return struct{}{}, xgbext.RegisterAll(x.c) }); err != nil {
+		present, err := xcall(ctx, func() (map[string]bool, error) { return xgbext.RegisterAll(x.c) })
+		if err != nil {
 			x.c.Close()
 			return nil, fmt.Errorf("query X extensions: %w", err)
 		}
+		x.present = present
 		go x.drain()
 		return x, nil
 	case <-ctx.Done():
@@ -119,14 +122,10 @@ func (x *xconn) atom(ctx context.Context, name string) (xproto.Atom, error) {
 }
 
 // checkExtensions reports the required extensions the server lacks.
-func (x *xconn) checkExtensions(ctx context.Context) error {
+func (x *xconn) checkExtensions() error {
 	var missing []string
 	for _, name := range requiredExtensions {
-		r, err := xcall(ctx, xproto.QueryExtension(x.c, uint16(len(name)), name).Reply)
-		if err != nil {
-			return fmt.Errorf("query extension %s: %w", name, err)
-		}
-		if !r.Present {
+		if !x.present[name] {
 			missing = append(missing, name)
 		}
 	}

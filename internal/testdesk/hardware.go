@@ -91,7 +91,7 @@ func NewHardware(t testing.TB) *Hardware {
 		t.Fatalf("testdesk: connect to X: %v", err)
 	}
 	t.Cleanup(h.x.Close)
-	if err := xgbext.RegisterAll(h.x); err != nil {
+	if _, err := xgbext.RegisterAll(h.x); err != nil {
 		t.Fatalf("testdesk: X extensions: %v", err)
 	}
 	h.root = xproto.Setup(h.x).DefaultScreen(h.x).Root

@@ -290,17 +290,7 @@ func WaitAccessible(t testing.TB, pid int, timeout time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	session, err := dbus.Connect(Desktop().DBusAddress(), dbus.WithContext(ctx))
-	if err != nil {
-		t.Fatalf("testdesk: session bus: %v", err)
-	}
-	defer session.Close()
-	var addr string
-	err = session.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&addr)
-	if err != nil {
-		t.Fatalf("testdesk: org.a11y.Bus.GetAddress: %v", err)
-	}
-	a11y, err := dbus.Connect(addr, dbus.WithContext(ctx))
+	a11y, err := dbus.Connect(Desktop().A11yAddress(), dbus.WithContext(ctx))
 	if err != nil {
 		t.Fatalf("testdesk: a11y bus: %v", err)
 	}

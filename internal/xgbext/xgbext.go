@@ -43,21 +43,41 @@ func Register(c *xgb.Conn, name string, opcode, firstEvent, firstError byte) {
 	registered[name] = [2]byte{firstEvent, firstError}
 }
 
-// RegisterAll queries every extension of Extensions on c and registers those present. It is
-// what the first connection of a process should do before the server has other clients.
-func RegisterAll(c *xgb.Conn) error {
-	cookies := make([]xproto.QueryExtensionCookie, len(Extensions))
+// Query is a QueryExtension for each of Extensions, in flight: it can be sent along with other
+// requests, and Register reads it.
+type Query struct {
+	c       *xgb.Conn
+	cookies []xproto.QueryExtensionCookie
+}
+
+// StartQuery sends a QueryExtension for each of Extensions on c without waiting for the replies.
+func StartQuery(c *xgb.Conn) *Query {
+	q := &Query{c: c, cookies: make([]xproto.QueryExtensionCookie, len(Extensions))}
 	for i, n := range Extensions {
-		cookies[i] = xproto.QueryExtension(c, uint16(len(n)), n)
+		q.cookies[i] = xproto.QueryExtension(c, uint16(len(n)), n)
 	}
-	for i, ck := range cookies {
+	return q
+}
+
+// Register reads the replies, registers the extensions present and reports which they are.
+func (q *Query) Register() (present map[string]bool, err error) {
+	present = map[string]bool{}
+	for i, ck := range q.cookies {
 		r, err := ck.Reply()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if r.Present {
-			Register(c, Extensions[i], r.MajorOpcode, r.FirstEvent, r.FirstError)
+			Register(q.c, Extensions[i], r.MajorOpcode, r.FirstEvent, r.FirstError)
+			present[Extensions[i]] = true
 		}
 	}
-	return nil
+	return present, nil
+}
+
+// RegisterAll queries every extension of Extensions on c, registers those present and reports
+// which they are. It is what the first connection of a process should do before the server has
+// other clients.
+func RegisterAll(c *xgb.Conn) (present map[string]bool, err error) {
+	return StartQuery(c).Register()
 }

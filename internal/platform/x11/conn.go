@@ -147,7 +147,7 @@ func Dial(ctx context.Context, display string) (*Conn, error) {
 func (c *Conn) setup(ctx context.Context) error {
 	err := c.await(ctx, "connection setup", func() error {
 		ac := c.atoms.intern(c.xc)
-		exts := queryExtensions(c.xc, xgbext.Extensions...)
+		exts := xgbext.StartQuery(c.xc)
 		// One mask for the root, as a later ChangeWindowAttributes would replace it: ConfigureNotify
 		// tells when RandR resizes the screen (ScreenBounds); property changes (client list, active
 		// window) and the mapping of top-level windows wake WatchWindows and window operations,
@@ -157,7 +157,7 @@ func (c *Conn) setup(ctx context.Context) error {
 		if err := ac.read(&c.atoms); err != nil {
 			return err
 		}
-		present, err := exts.read()
+		present, err := exts.Register()
 		if err != nil {
 			return err
 		}
@@ -444,38 +444,4 @@ func isGone(err error) bool {
 		}
 	}
 	return false
-}
-
-// extQuery is a pipelined QueryExtension batch.
-type extQuery struct {
-	c       *xgb.Conn
-	names   []string
-	cookies []xproto.QueryExtensionCookie
-}
-
-func queryExtensions(xc *xgb.Conn, names ...string) *extQuery {
-	q := &extQuery{c: xc, names: names}
-	for _, n := range names {
-		q.cookies = append(q.cookies, xproto.QueryExtension(xc, uint16(len(n)), n))
-	}
-	return q
-}
-
-// read does what each xgb extension's Init does (xgb panics on an extension request before
-// Init), from the replies already in flight; xgbext keeps xgb's global decoder maps race-free.
-func (q *extQuery) read() (map[string]bool, error) {
-	present := map[string]bool{}
-	for i, ck := range q.cookies {
-		r, err := ck.Reply()
-		if err != nil {
-			return nil, err
-		}
-		if !r.Present {
-			continue
-		}
-		name := q.names[i]
-		present[name] = true
-		xgbext.Register(q.c, name, r.MajorOpcode, r.FirstEvent, r.FirstError)
-	}
-	return present, nil
 }

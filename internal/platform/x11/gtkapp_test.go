@@ -8,12 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/x11"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
@@ -35,29 +34,11 @@ func startGTKApp(t testing.TB) *gtkApp {
 	if err := exec.Command(python, "-c", "import gi").Run(); err != nil {
 		t.Skipf("%s cannot import gi (apt-get install python3-gi gir1.2-gtk-3.0): %v", python, err)
 	}
-	cmd := exec.Command(python, "testdata/gtkapp.py")
-	cmd.Env = testdesk.Desktop().Env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	g := &gtkApp{stdin: stdin, lines: make(chan map[string]json.RawMessage, 4096)}
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
+	p := testdesk.StartPiped(t, python, "testdata/gtkapp.py")
+	g := &gtkApp{stdin: p.Stdin, lines: make(chan map[string]json.RawMessage, 4096)}
+	go func() { // ends when the app's cleanup kills it and its stdout closes
 		defer close(g.lines)
-		sc := bufio.NewScanner(stdout)
+		sc := bufio.NewScanner(p.Stdout)
 		sc.Buffer(nil, 8<<20)
 		for sc.Scan() {
 			var m map[string]json.RawMessage
@@ -66,14 +47,6 @@ func startGTKApp(t testing.TB) *gtkApp {
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-readDone
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("gtkapp stderr:\n%s", stderr.String())
-		}
-	})
 	ready := g.next(t, "ready", nil)
 	if err := json.Unmarshal(ready["ready"], &g.xid); err != nil {
 		t.Fatal(err)
@@ -83,6 +56,17 @@ func startGTKApp(t testing.TB) *gtkApp {
 		t.Fatal(err)
 	}
 	g.toggle = platform.Point{X: at[0], Y: at[1]}
+	return g
+}
+
+// startRaisedGTKApp is startGTKApp with the app's window managed and raised, ready for input.
+func startRaisedGTKApp(t testing.TB, c *x11.Conn) *gtkApp {
+	t.Helper()
+	g := startGTKApp(t)
+	waitManaged(t, c, g.xid)
+	if err := c.Raise(ctxT(t), g.xid); err != nil {
+		t.Fatal(err)
+	}
 	return g
 }
 

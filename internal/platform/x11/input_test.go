@@ -187,11 +187,7 @@ func TestClickCovered(t *testing.T) {
 // TestClickGTK clicks a GTK toggle button.
 func TestClickGTK(t *testing.T) {
 	c := dial(t)
-	g := startGTKApp(t)
-	waitManaged(t, c, g.xid)
-	if err := c.Raise(ctxT(t), g.xid); err != nil {
-		t.Fatal(err)
-	}
+	g := startRaisedGTKApp(t, c)
 	for _, want := range []bool{true, false} {
 		if err := c.Input().Click(ctxT(t), g.toggle, platform.ButtonLeft, 1); err != nil {
 			t.Fatal(err)
@@ -294,11 +290,7 @@ func abs(v int) int {
 func TestType(t *testing.T) {
 	c := dial(t)
 	app := newXApp(t)
-	g := startGTKApp(t)
-	waitManaged(t, c, g.xid)
-	if err := c.Raise(ctxT(t), g.xid); err != nil {
-		t.Fatal(err)
-	}
+	g := startRaisedGTKApp(t, c)
 	before := keyboardMapping(t, app)
 	in := c.Input()
 	tests := []struct {
@@ -358,11 +350,7 @@ func TestType(t *testing.T) {
 func TestTypeCancelled(t *testing.T) {
 	c := dial(t)
 	app := newXApp(t)
-	g := startGTKApp(t)
-	waitManaged(t, c, g.xid)
-	if err := c.Raise(ctxT(t), g.xid); err != nil {
-		t.Fatal(err)
-	}
+	g := startRaisedGTKApp(t, c)
 	before := keyboardMapping(t, app)
 	ctx, cancel := context.WithCancel(ctxT(t))
 	go func() {
@@ -467,11 +455,7 @@ func TestChord(t *testing.T) {
 // TestChordGTK selects an entry's text with Ctrl+A and replaces it by typing.
 func TestChordGTK(t *testing.T) {
 	c := dial(t)
-	g := startGTKApp(t)
-	waitManaged(t, c, g.xid)
-	if err := c.Raise(ctxT(t), g.xid); err != nil {
-		t.Fatal(err)
-	}
+	g := startRaisedGTKApp(t, c)
 	in := c.Input()
 	if err := in.Type(ctxT(t), "first"); err != nil {
 		t.Fatal(err)

@@ -29,11 +29,7 @@ func TestMeasureRemapSettle(t *testing.T) {
 		t.Skip("set MCEC_MEASURE=1")
 	}
 	c := dial(t)
-	g := startGTKApp(t)
-	waitManaged(t, c, g.xid)
-	if err := c.Raise(ctxT(t), g.xid); err != nil {
-		t.Fatal(err)
-	}
+	g := startRaisedGTKApp(t, c)
 	in := c.Input()
 	const text, tries = "é€ж😀", 40
 	d := func(v time.Duration) *time.Duration { return &v }
