@@ -23,9 +23,6 @@ type findResult struct {
 	Waited *WaitStats `json:"waited,omitempty"`
 }
 
-// maxWait bounds every wait so one call cannot hold a connection for ever.
-const maxWait = 10 * time.Minute
-
 func findTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[findArgs]{
 		Name:  "find",
@@ -43,8 +40,8 @@ func findTool(env *Env) *catalog.Tool {
 			if err := in.Element.check(); err != nil {
 				return nil, err
 			}
-			if in.Timeout < 0 || time.Duration(in.Timeout)*time.Millisecond > maxWait {
-				return nil, contract.Errorf(contract.CodeBadArguments, "timeout must be 0 to %d ms, got %d", maxWait.Milliseconds(), in.Timeout)
+			if err := checkTimeout(in.Timeout); err != nil {
+				return nil, err
 			}
 			var (
 				last located

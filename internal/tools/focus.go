@@ -85,7 +85,7 @@ func confirmFocus(ctx context.Context, env *Env, w platform.Window, at *Spot, re
 	var got *platform.Element
 	var lastErr error
 	// Focus moves asynchronously after the click: re-check on the app's events for a short while.
-	_, _, err := waitFor(ctx, env.Desktop, focusSettle, func(ctx context.Context) (bool, int, error) {
+	ok, _, err := waitFor(ctx, env.Desktop, focusSettle, func(ctx context.Context) (bool, int, error) {
 		el, err := env.Desktop.Focused(ctx, w.ProcessID)
 		if err != nil {
 			lastErr = err
@@ -97,7 +97,7 @@ func confirmFocus(ctx context.Context, env *Env, w platform.Window, at *Spot, re
 	if err != nil {
 		return nil, err
 	}
-	if got != nil && got.PID == w.ProcessID && (wantRef == "" || got.Node.Ref == wantRef) {
+	if ok { // got is what the last check saw, and it held
 		res.Element = element(&got.Node)
 		return &catalog.Response{Result: res}, nil
 	}

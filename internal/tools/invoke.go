@@ -51,11 +51,7 @@ func invokeTool(env *Env) *catalog.Tool {
 				action = platform.ActInvoke
 			}
 			if !slices.Contains(invokeActions, action) {
-				var names []string
-				for _, a := range invokeActions {
-					names = append(names, string(a))
-				}
-				return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not one of %s", in.Action, strings.Join(names, ", "))
+				return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not one of %s", in.Action, joinNames(invokeActions))
 			}
 			if action == platform.ActSetValue && in.Text == nil {
 				return nil, contract.Errorf(contract.CodeBadArguments, "action setvalue needs text")
@@ -97,6 +93,15 @@ func invokeTool(env *Env) *catalog.Tool {
 			return &catalog.Response{Result: res}, nil
 		},
 	})
+}
+
+// joinNames lists named values for an error detail.
+func joinNames[T ~string](names []T) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
 }
 
 // actionError maps a failed semantic action onto the contract.

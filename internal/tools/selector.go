@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcec/mcec/contract"
@@ -37,14 +38,8 @@ func (s *ElementSelector) check() error {
 	case s.Index != nil && *s.Index < 0:
 		return contract.Errorf(contract.CodeBadArguments, "element.index must be 0 or more, got %d", *s.Index)
 	}
-	if s.By != "" {
-		known := false
-		for _, b := range selectorBys {
-			known = known || b == s.By
-		}
-		if !known {
-			return contract.Errorf(contract.CodeBadArguments, "element.by %q is not one of %s", s.By, strings.Join(selectorBys, ", "))
-		}
+	if s.By != "" && !slices.Contains(selectorBys, s.By) {
+		return contract.Errorf(contract.CodeBadArguments, "element.by %q is not one of %s", s.By, strings.Join(selectorBys, ", "))
 	}
 	if s.By == "" && s.Name == "" && s.NameContains == "" && s.Role == "" && s.AutomationID == "" && s.Text == "" && s.Ref == "" {
 		return contract.Errorf(contract.CodeBadArguments, "element selector is empty: give name, nameContains, role, automationId, text, ref or by+value")

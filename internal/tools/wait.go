@@ -9,6 +9,17 @@ import (
 	"github.com/mcec/mcec/internal/platform"
 )
 
+// maxWait bounds every wait so one call cannot hold a connection for ever.
+const maxWait = 10 * time.Minute
+
+// checkTimeout validates a wait's timeout in milliseconds: bad-arguments outside 0 to maxWait.
+func checkTimeout(ms int) error {
+	if ms < 0 || time.Duration(ms)*time.Millisecond > maxWait {
+		return contract.Errorf(contract.CodeBadArguments, "timeout must be 0 to %d ms, got %d", maxWait.Milliseconds(), ms)
+	}
+	return nil
+}
+
 // pollFallback is how often a wait re-checks when no event woke it: events are the fast path,
 // polling only covers changes a toolkit does not announce.
 const pollFallback = 250 * time.Millisecond
@@ -64,7 +75,11 @@ func waitFor(ctx context.Context, d platform.Desktop, timeout time.Duration, che
 			return false, stats, lastErr
 		case <-windowEvents:
 			stats.EventWakeups++
-		case <-tree.events:
+		case _, open := <-tree.events:
+			if !open { // the watch ended under us: follow starts a new one, polling covers the gap
+				tree.stop()
+				continue
+			}
 			stats.EventWakeups++
 		case <-poll.C:
 		}
@@ -93,10 +108,12 @@ func (tw *treeWatch) follow(ctx context.Context, d platform.Desktop, pid int) {
 	tw.pid, tw.events, tw.cancel = pid, events, cancel
 }
 
+// stop ends the watch and forgets it, so a closed channel is never selected on.
 func (tw *treeWatch) stop() {
 	if tw.cancel != nil {
 		tw.cancel()
 	}
+	*tw = treeWatch{}
 }
 
 // nearDeadline reports whether ctx's deadline is all but reached: a call that failed on its own

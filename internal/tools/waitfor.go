@@ -61,8 +61,8 @@ func waitForTool(env *Env) *catalog.Tool {
 			if in.Timeout != nil {
 				timeout = *in.Timeout
 			}
-			if timeout < 0 || time.Duration(timeout)*time.Millisecond > maxWait {
-				return nil, contract.Errorf(contract.CodeBadArguments, "timeout must be 0 to %d ms, got %d", maxWait.Milliseconds(), timeout)
+			if err := checkTimeout(timeout); err != nil {
+				return nil, err
 			}
 
 			var (

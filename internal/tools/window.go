@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcec/mcec/contract"
@@ -49,11 +48,7 @@ func windowTool(env *Env) *catalog.Tool {
 		Run: func(ctx context.Context, call *catalog.Call, in *windowArgs) (*catalog.Response, error) {
 			kind := platform.WindowOpKind(in.Action)
 			if !slices.Contains(windowActions, kind) {
-				var names []string
-				for _, a := range windowActions {
-					names = append(names, string(a))
-				}
-				return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not one of %s", in.Action, strings.Join(names, ", "))
+				return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not one of %s", in.Action, joinNames(windowActions))
 			}
 			op := platform.WindowOp{Kind: kind}
 			switch kind {

@@ -72,8 +72,8 @@ func waitWindows(ctx context.Context, env *Env, in *windowsArgs, filter WindowTa
 	if filter.empty() {
 		return nil, contract.Errorf(contract.CodeWindowsNoCriteria, "a windows wait needs a filter: window, process, pid or className")
 	}
-	if in.Timeout < 0 || time.Duration(in.Timeout)*time.Millisecond > maxWait {
-		return nil, contract.Errorf(contract.CodeBadArguments, "timeout must be 0 to %d ms, got %d", maxWait.Milliseconds(), in.Timeout)
+	if err := checkTimeout(in.Timeout); err != nil {
+		return nil, err
 	}
 	var all, matched []platform.Window
 	check := func(ctx context.Context) (bool, int, error) {

@@ -143,10 +143,7 @@ func shortMethod(m string) string { return strings.TrimPrefix(m, "org.a11y.atspi
 // object with GetState under the same bound (see Act for why both).
 func (c *Client) mutate(ctx context.Context, target, probe objRef, method string, args ...any) (outcome, error) {
 	var out outcome
-	c.calls.Add(1)
-	gctx, cancel := context.WithTimeout(ctx, c.opts.ModalGrace)
-	call := c.conn.Object(target.Bus, target.Path).CallWithContext(gctx, method, 0, args...)
-	cancel()
+	call := c.graceCall(ctx, target, method, args...)
 	// The caller's own deadline passing counts like ours: the action may be under way.
 	canceled := func() bool { return errors.Is(ctx.Err(), context.Canceled) }
 	if err := call.Err; err != nil {
@@ -166,10 +163,7 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 		return out, c.callError(err, target.Bus, target.Path, method)
 	}
 	out.reply = call
-	c.calls.Add(1)
-	gctx, cancel = context.WithTimeout(ctx, c.opts.ModalGrace)
-	pc := c.conn.Object(probe.Bus, probe.Path).CallWithContext(gctx, ifAccessible+".GetState", 0)
-	cancel()
+	pc := c.graceCall(ctx, probe, ifAccessible+".GetState")
 	if err := pc.Err; err != nil {
 		f := classify(err)
 		switch {
@@ -188,6 +182,14 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 	_ = pc.Store(&words)
 	out.states = bitsFrom(words)
 	return out, nil
+}
+
+// graceCall makes one godbus call bounded by ModalGrace instead of CallTimeout.
+func (c *Client) graceCall(ctx context.Context, r objRef, method string, args ...any) *dbus.Call {
+	c.calls.Add(1)
+	gctx, cancel := context.WithTimeout(ctx, c.opts.ModalGrace)
+	defer cancel()
+	return c.conn.Object(r.Bus, r.Path).CallWithContext(gctx, method, 0, args...)
 }
 
 // actionIndex finds the first of names among the object's actions.
@@ -312,15 +314,13 @@ func (c *Client) comboOpen(ctx context.Context, o *object) (bool, error) {
 		if name, _ := roleName(role); name != "menu" && name != "window" && name != "list" && name != "list box" {
 			continue
 		}
-		call, f, err := c.call(ctx, k.Bus, k.Path, ifAccessible+".GetState")
+		words, f, err := c.states(ctx, k)
 		if err != nil {
 			if f.fatal() {
 				return false, err
 			}
 			continue
 		}
-		var words []uint32
-		_ = call.Store(&words)
 		if bitsFrom(words).has(stateShowing) {
 			return true, nil
 		}
@@ -334,24 +334,7 @@ func (c *Client) kind(ctx context.Context, r objRef) (uint32, ifaceSet, error) {
 		return m.role, m.ifaces, nil
 	}
 	n := &node{ref: r, info: &objInfo{}, gotKind: true}
-	err := run(ctx, nil, []job{func(ctx context.Context) error {
-		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetRole")
-		if err != nil {
-			return nodeFailure(n, orDead(f), err)
-		}
-		_ = call.Store(&n.info.role)
-		return nil
-	}, func(ctx context.Context) error {
-		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetInterfaces")
-		if err != nil {
-			return nodeFailure(n, f, err)
-		}
-		var names []string
-		_ = call.Store(&names)
-		n.info.ifaces = ifacesFrom(names)
-		return nil
-	}})
-	if err != nil {
+	if err := run(ctx, nil, c.kindJobs(n, orDead)); err != nil {
 		return 0, 0, err
 	}
 	if n.dead.Load() {
@@ -522,15 +505,13 @@ func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, e
 			pause = min(2*pause, 20*time.Millisecond)
 			wait.Reset(pause)
 		}
-		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetState")
+		words, f, err := c.states(ctx, r)
 		if err != nil {
 			if f.fatal() {
 				return platform.ActResult{}, err
 			}
 			return platform.ActResult{}, staleErr(r, "it disappeared when given focus")
 		}
-		var words []uint32
-		_ = call.Store(&words)
 		if bitsFrom(words).has(stateFocused) {
 			return platform.ActResult{}, nil
 		}

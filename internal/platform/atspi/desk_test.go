@@ -53,16 +53,23 @@ func startApp(t testing.TB, argv ...string) app {
 	return app{pid: p.PID, bounds: windowBounds(t, w)}
 }
 
-// waitWindowClass waits for a managed window whose WM_CLASS class is class, for clients that
-// do not set _NET_WM_PID.
-func waitWindowClass(t testing.TB, class string, timeout time.Duration) uint32 {
+// xconn opens an X connection to the test desktop, closed when the test ends, and returns it
+// with the root window.
+func xconn(t testing.TB) (*xgb.Conn, xproto.Window) {
 	t.Helper()
 	x, err := xgb.NewConnDisplay(testdesk.Desktop().Display())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer x.Close()
-	root := xproto.Setup(x).DefaultScreen(x).Root
+	t.Cleanup(x.Close)
+	return x, xproto.Setup(x).DefaultScreen(x).Root
+}
+
+// waitWindowClass waits for a managed window whose WM_CLASS class is class, for clients that
+// do not set _NET_WM_PID.
+func waitWindowClass(t testing.TB, class string, timeout time.Duration) uint32 {
+	t.Helper()
+	x, root := xconn(t)
 	r, err := xproto.InternAtom(x, false, uint16(len("_NET_CLIENT_LIST")), "_NET_CLIENT_LIST").Reply()
 	if err != nil {
 		t.Fatal(err)
@@ -92,12 +99,7 @@ func waitWindowClass(t testing.TB, class string, timeout time.Duration) uint32 {
 
 func windowBounds(t testing.TB, w uint32) platform.Rect {
 	t.Helper()
-	x, err := xgb.NewConnDisplay(testdesk.Desktop().Display())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	root := xproto.Setup(x).DefaultScreen(x).Root
+	x, root := xconn(t)
 	g, err := xproto.GetGeometry(x, xproto.Drawable(w)).Reply()
 	if err != nil {
 		t.Fatal(err)

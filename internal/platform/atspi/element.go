@@ -38,13 +38,7 @@ const noIndex = -2
 
 func (o *object) is(state int) bool { return o.n.info.states.has(state) }
 
-func (o *object) role() string {
-	if o.n.roleName != "" {
-		return o.n.roleName
-	}
-	r, _ := roleName(o.n.info.role)
-	return r
-}
+func (o *object) role() string { return o.n.role() }
 
 // inspect re-reads r with a few pipelined calls, using the client's meta cache for what
 // never changes. A dead, defunct or detached object fails with platform.ErrElementStale.
@@ -58,31 +52,13 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 		info.role, info.ifaces = m.role, m.ifaces
 	} else {
 		n.gotKind = true
-		jobs = append(jobs, func(ctx context.Context) error {
-			call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetRole")
-			if err != nil {
-				return nodeFailure(n, orDead(f), err)
-			}
-			_ = call.Store(&info.role)
-			return nil
-		}, func(ctx context.Context) error {
-			call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetInterfaces")
-			if err != nil {
-				return nodeFailure(n, f, err)
-			}
-			var names []string
-			_ = call.Store(&names)
-			info.ifaces = ifacesFrom(names)
-			return nil
-		})
+		jobs = c.kindJobs(n, orDead)
 	}
 	jobs = append(jobs, func(ctx context.Context) error {
-		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetState")
+		words, f, err := c.states(ctx, r)
 		if err != nil {
 			return nodeFailure(n, orDead(f), err)
 		}
-		var words []uint32
-		_ = call.Store(&words)
 		info.states = bitsFrom(words)
 		return nil
 	})
@@ -128,6 +104,29 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 	return o, nil
 }
 
+// kindJobs read n's role and interfaces into n.info. roleFailure decides what a failed
+// GetRole means for n before nodeFailure records it.
+func (c *Client) kindJobs(n *node, roleFailure func(failure) failure) []job {
+	r, info := n.ref, n.info
+	return []job{func(ctx context.Context) error {
+		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetRole")
+		if err != nil {
+			return nodeFailure(n, roleFailure(f), err)
+		}
+		_ = call.Store(&info.role)
+		return nil
+	}, func(ctx context.Context) error {
+		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetInterfaces")
+		if err != nil {
+			return nodeFailure(n, f, err)
+		}
+		var names []string
+		_ = call.Store(&names)
+		info.ifaces = ifacesFrom(names)
+		return nil
+	}}
+}
+
 // orDead treats a refused Accessible method as a dead object: every object implements
 // Accessible, so only a gone one declines.
 func orDead(f failure) failure {
@@ -135,6 +134,14 @@ func orDead(f failure) failure {
 		return failDead
 	}
 	return f
+}
+
+// deadUnlessFatal treats any failure that does not end the operation as a dead object.
+func deadUnlessFatal(f failure) failure {
+	if f.fatal() {
+		return f
+	}
+	return failDead
 }
 
 // stale reports an object that no longer exists as an element.

@@ -32,6 +32,15 @@ type node struct {
 	gotKind, gotID, gotActions bool
 }
 
+// role is the node's role name: from the table, or as the application named a newer one.
+func (n *node) role() string {
+	if n.roleName != "" {
+		return n.roleName
+	}
+	r, _ := roleName(n.info.role)
+	return r
+}
+
 // walker holds the state of one Tree call on one application.
 type walker struct {
 	c      *Client
@@ -403,41 +412,17 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 	for _, n := range nodes {
 		info := &objInfo{}
 		n.info = info
-		bus, path := n.ref.Bus, n.ref.Path
 		if m := w.c.meta.get(n.ref); m.has&metaKind != 0 {
 			info.role, info.ifaces = m.role, m.ifaces
 		} else {
 			n.gotKind = true
-			jobs = append(jobs, func(ctx context.Context) error {
-				call, f, err := w.c.call(ctx, bus, path, ifAccessible+".GetRole")
-				if err != nil {
-					if f.fatal() {
-						return err
-					}
-					n.dead.Store(true) // every object implements Accessible: a refusal means it is gone
-					return nil
-				}
-				_ = call.Store(&info.role)
-				return nil
-			}, func(ctx context.Context) error {
-				call, f, err := w.c.call(ctx, bus, path, ifAccessible+".GetInterfaces")
-				if err != nil {
-					return nodeFailure(n, f, err)
-				}
-				var names []string
-				_ = call.Store(&names)
-				info.ifaces = ifacesFrom(names)
-				return nil
-			})
+			// Every object implements Accessible: a GetRole refused for any reason means it is gone.
+			jobs = append(jobs, w.c.kindJobs(n, deadUnlessFatal)...)
 		}
 		jobs = append(jobs, func(ctx context.Context) error {
 			words, f, err := w.c.states(ctx, n.ref)
 			if err != nil {
-				if f.fatal() {
-					return err
-				}
-				n.dead.Store(true)
-				return nil
+				return nodeFailure(n, deadUnlessFatal(f), err)
 			}
 			info.states = bitsFrom(words)
 			return nil
@@ -491,10 +476,7 @@ func (w *walker) accessibleProps(ctx context.Context, n *node) error {
 
 // convert builds the platform tree from the live nodes and returns it with its size.
 func (w *walker) convert(n *node) (*platform.Node, int) {
-	role := n.roleName
-	if role == "" {
-		role, _ = roleName(n.info.role)
-	}
+	role := n.role()
 	out := &platform.Node{
 		Ref:          FormatRef(n.ref.Bus, n.ref.Path),
 		Role:         role,
