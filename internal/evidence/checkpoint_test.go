@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // readSessionJSON reads session.json through Open, as bundle --verify does.
@@ -48,18 +49,13 @@ func TestSessionJSONCheckpoints(t *testing.T) {
 
 	// Without further calls, the pending checkpoint is written (the deadline is generous: the
 	// machine is shared).
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, SessionFile)); err == nil {
-			if b := readSessionJSON(t, dir); b.Session.Calls == n && b.Session.Trace.Lines == 2*n {
-				break
-			}
+	testdesk.WaitFor(t, 10*time.Second, "session.json did not catch up with the trace", func() bool {
+		if _, err := os.Stat(filepath.Join(dir, SessionFile)); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("session.json did not catch up with the trace")
-		}
-		time.Sleep(20 * time.Millisecond) // polling a file the recorder writes on its own schedule
-	}
+		b := readSessionJSON(t, dir)
+		return b.Session.Calls == n && b.Session.Trace.Lines == 2*n
+	})
 
 	// Session end is written at once.
 	r.call(s, "windows", `{}`, contract.Success(s.ID(), map[string]any{}), nil)

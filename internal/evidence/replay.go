@@ -505,12 +505,8 @@ func (rm *remapper) mapHandle(ctx context.Context, h uint64, c Caller, row *Row)
 		return nh, nil
 	}
 	// Not seen in the replay yet: list the windows once more and look again.
-	env, err := c.Call(ctx, "windows", rm.lookupArgs())
-	if err != nil {
+	if err := rm.relist(ctx, c); err != nil {
 		return h, err
-	}
-	if live, err := decodeGeneric(env); err == nil {
-		rm.indexLive(live)
 	}
 	if nh, ok := rm.findWindow(d); ok {
 		return nh, nil
@@ -551,12 +547,8 @@ func (rm *remapper) mapPID(ctx context.Context, p int64, c Caller, row *Row) (in
 	if np, ok := pick(); ok {
 		return np, nil
 	}
-	env, err := c.Call(ctx, "windows", rm.lookupArgs())
-	if err != nil {
+	if err := rm.relist(ctx, c); err != nil {
 		return p, err
-	}
-	if live, err := decodeGeneric(env); err == nil {
-		rm.indexLive(live)
 	}
 	if np, ok := pick(); ok {
 		return np, nil
@@ -586,6 +578,19 @@ func (rm *remapper) mapRef(ref string, row *Row) string {
 		row.Notes = append(row.Notes, fmt.Sprintf("%d elements %q named %q: ref %s not remapped", len(refs), d.role, d.name, ref))
 	}
 	return ref
+}
+
+// relist lists the replay's windows once more, so that windows which appeared since the last
+// listing can stand in for recorded ones.
+func (rm *remapper) relist(ctx context.Context, c Caller) error {
+	env, err := c.Call(ctx, "windows", rm.lookupArgs())
+	if err != nil {
+		return err
+	}
+	if live, err := decodeGeneric(env); err == nil {
+		rm.indexLive(live)
+	}
+	return nil
 }
 
 // lookupArgs are the arguments of a windows look-up, in the replay's session.

@@ -117,14 +117,15 @@ func (r *rig) entryText() string {
 func (r *rig) waitText(want string) {
 	r.t.Helper()
 	var got string
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if got = r.entryText(); got == want {
-			return
+	defer func() {
+		if got != want { // WaitFor failed: say what the entry read last
+			r.t.Logf("the entry reads %q", clip(got))
 		}
-		time.Sleep(50 * time.Millisecond) // polling the app's tree; the tools test waits use events
-	}
-	r.t.Fatalf("entry reads %q, want %q", clip(got), clip(want))
+	}()
+	testdesk.WaitFor(r.t, 10*time.Second, fmt.Sprintf("the entry never read %q", clip(want)), func() bool {
+		got = r.entryText()
+		return got == want
+	})
 }
 
 func clip(s string) string {
@@ -261,6 +262,9 @@ func TestMouseDrag(t *testing.T) {
 	r.send("mouse:up")
 	testdesk.WaitFor(t, 5*time.Second, "down/move/up did not move the slider back", func() bool {
 		v := r.find("slider").Value
+		if v == nil {
+			return false
+		}
 		f, err := strconv.ParseFloat(*v, 64)
 		return err == nil && f < 50
 	})

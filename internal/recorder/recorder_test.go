@@ -245,15 +245,22 @@ func decodeGIF(t *testing.T, path string) *gif.GIF {
 	return g
 }
 
+// startClamped clamps o to l, as the manager does, and starts a recording with it.
+func startClamped(t *testing.T, grab Grab, o *Options, l Limits) *Recording {
+	t.Helper()
+	l.Clamp(o)
+	rec, err := Start(context.Background(), context.Background(), grab, *o, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 func TestOneShot(t *testing.T) {
 	src := &fakeSource{}
 	path := filepath.Join(t.TempDir(), "rec.gif")
 	o := Options{FPS: 20, Duration: 500 * time.Millisecond, Path: path}
-	DefaultLimits.Clamp(&o)
-	rec, err := Start(context.Background(), context.Background(), src.grab, o, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startClamped(t, src.grab, &o, DefaultLimits)
 	<-rec.Done()
 	res := rec.Stop()
 	if res.WriteErr != nil || res.StopReason != StopDuration {
@@ -291,11 +298,7 @@ func TestOneShot(t *testing.T) {
 func TestMaxWidthDownscales(t *testing.T) {
 	src := &fakeSource{}
 	o := Options{FPS: 10, Duration: 200 * time.Millisecond, MaxWidth: 32, Path: filepath.Join(t.TempDir(), "r.gif")}
-	DefaultLimits.Clamp(&o)
-	rec, err := Start(context.Background(), context.Background(), src.grab, o, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startClamped(t, src.grab, &o, DefaultLimits)
 	if res := rec.Stop(); res.Width != 32 || res.Height != 24 {
 		t.Fatalf("%+v", res)
 	}
@@ -314,11 +317,7 @@ func TestLimitsStopTheLoop(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := Options{FPS: 30, Path: filepath.Join(t.TempDir(), "r.gif")}
-			tt.limits.Clamp(&o)
-			rec, err := Start(context.Background(), context.Background(), (&fakeSource{}).grab, o, tt.limits)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rec := startClamped(t, (&fakeSource{}).grab, &o, tt.limits)
 			select {
 			case <-rec.Done():
 			case <-time.After(10 * time.Second):
@@ -334,11 +333,7 @@ func TestLimitsStopTheLoop(t *testing.T) {
 func TestSlowGrabSkipsTicks(t *testing.T) {
 	src := &fakeSource{delay: 120 * time.Millisecond} // slower than the 50 ms interval
 	o := Options{FPS: 20, Duration: 700 * time.Millisecond, Path: filepath.Join(t.TempDir(), "r.gif")}
-	DefaultLimits.Clamp(&o)
-	rec, err := Start(context.Background(), context.Background(), src.grab, o, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startClamped(t, src.grab, &o, DefaultLimits)
 	<-rec.Done()
 	res := rec.Stop()
 	if res.Frames > 8 || res.SkippedTicks == 0 {
@@ -349,11 +344,7 @@ func TestSlowGrabSkipsTicks(t *testing.T) {
 func TestGrabFailureEndsTheRecording(t *testing.T) {
 	src := &fakeSource{}
 	o := Options{FPS: 20, Path: filepath.Join(t.TempDir(), "r.gif")}
-	DefaultLimits.Clamp(&o)
-	rec, err := Start(context.Background(), context.Background(), src.grab, o, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startClamped(t, src.grab, &o, DefaultLimits)
 	src.fail.Store(true)
 	<-rec.Done()
 	if res := rec.Stop(); res.StopReason != StopGrabFailed || res.Frames < 1 || res.StopDetail == "" || res.WriteErr != nil {
@@ -368,11 +359,7 @@ func TestGrabFailureEndsTheRecording(t *testing.T) {
 
 func TestWriteFailure(t *testing.T) {
 	o := Options{FPS: 10, Duration: 100 * time.Millisecond, Path: filepath.Join(t.TempDir(), "no", "such", "dir", "r.gif")}
-	DefaultLimits.Clamp(&o)
-	rec, err := Start(context.Background(), context.Background(), (&fakeSource{}).grab, o, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startClamped(t, (&fakeSource{}).grab, &o, DefaultLimits)
 	if res := rec.Stop(); res.WriteErr == nil {
 		t.Fatalf("%+v", res)
 	}

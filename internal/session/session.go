@@ -241,11 +241,6 @@ func (s *Session) SetTarget(target any) {
 	s.mu.Unlock()
 }
 
-// Record notes one finished call; errObj is the contract error of a failed call.
-func (s *Session) Record(tool string, ok bool, errObj any) {
-	s.RecordAction(Action{Tool: tool, OK: ok}, errObj)
-}
-
 // RecordAction notes one finished call described by a (At defaults to now); errObj is the
 // contract error of a failed call.
 func (s *Session) RecordAction(a Action, errObj any) {

@@ -100,7 +100,7 @@ func TestConcurrentUse(t *testing.T) {
 		wg.Go(func() {
 			s, _ := st.Resolve("")
 			s.Observe(map[string]int{"i": i})
-			s.Record("windows", i%2 == 0, map[string]string{"code": "x"})
+			s.RecordAction(Action{Tool: "windows", OK: i%2 == 0}, map[string]string{"code": "x"})
 			_ = s.Status()
 			if _, err := s.SaveCapture([]byte{byte(i)}); err != nil {
 				t.Error(err)

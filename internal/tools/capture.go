@@ -181,10 +181,7 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 	}
 
 	if blank.Blank {
-		code, what := contract.CodeFrameMostlyBlank, "mostly one colour"
-		if blank.DominantIsDark {
-			code, what = contract.CodeFrameAllBlack, "all black"
-		}
+		code, what := blankCode(blank)
 		if !isRegion {
 			cerr := contract.Errorf(code, "the window's capture is %s (%.2f%% one colour): it may not have painted yet, "+
 				"be covered by nothing visible, or be off screen; the suspect PNG is in partialResult", what, blank.DominantFraction*100)

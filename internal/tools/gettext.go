@@ -64,10 +64,7 @@ func getTextTool(env *Env) *catalog.Tool {
 				region = *src.region
 			}
 			if blank := imaging.Blank(img); blank.Blank {
-				code, what := contract.CodeFrameMostlyBlank, "mostly one colour"
-				if blank.DominantIsDark {
-					code, what = contract.CodeFrameAllBlack, "all black"
-				}
+				code, what := blankCode(blank)
 				return resp, contract.Errorf(code, "the area %+v is %s (%.2f%% one colour): there is no text to read",
 					region, what, blank.DominantFraction*100)
 			}

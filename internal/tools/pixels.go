@@ -54,10 +54,10 @@ func newPixelSource(ctx context.Context, env *Env, call *catalog.Call, t WindowT
 	if err != nil {
 		return nil, err
 	}
-	if call != nil && call.Session != nil {
-		call.Session.SetTarget(windowInfo(w))
-	}
 	info := windowInfo(w)
+	if call != nil && call.Session != nil {
+		call.Session.SetTarget(info)
+	}
 	s.handle, s.window = w.Handle, &info
 	if region != nil {
 		got, err := clampRegion(region.rect(), platform.Rect{Width: w.Bounds.Width, Height: w.Bounds.Height}, "the window", resp)
@@ -116,4 +116,12 @@ func (s *pixelSource) windowWarnings(ctx context.Context, wc platform.WindowCapt
 		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnCaptureFallback,
 			"the window's own pixels could not be read; the image is what the screen shows in its rectangle"))
 	}
+}
+
+// blankCode is the error code for a blank frame and how to say what it looks like.
+func blankCode(b imaging.BlankCheck) (contract.Code, string) {
+	if b.DominantIsDark {
+		return contract.CodeFrameAllBlack, "all black"
+	}
+	return contract.CodeFrameMostlyBlank, "mostly one colour"
 }

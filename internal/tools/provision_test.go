@@ -148,11 +148,18 @@ func TestProvisionSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("stdioCommand: %v", err)
 	}
+	bridgeClosed := false
+	t.Cleanup(func() { // stops the bridge process when the test fails before closing it
+		if !bridgeClosed {
+			_ = cs.Close()
+		}
+	})
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "displays", Arguments: map[string]any{}})
 	if err != nil || res.IsError {
 		t.Fatalf("displays through stdioCommand: %v %+v", err, res)
 	}
 	contracttest.Check(t, []byte(res.Content[0].(*mcp.TextContent).Text))
+	bridgeClosed = true
 	if err := cs.Close(); err != nil {
 		t.Logf("closing the bridge: %v", err)
 	}
