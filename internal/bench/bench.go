@@ -9,6 +9,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -204,9 +205,7 @@ type windowInfo struct {
 // waitWindow waits (with mcec's own event-driven windows wait) for one window matching filter.
 func (s *suite) waitWindow(filter map[string]any) (windowInfo, error) {
 	args := map[string]any{"timeout": 15000}
-	for k, v := range filter {
-		args[k] = v
-	}
+	maps.Copy(args, filter)
 	var res struct {
 		Satisfied bool         `json:"satisfied"`
 		Windows   []windowInfo `json:"windows"`

@@ -129,5 +129,3 @@ func callOK(ctx context.Context, c caller, tool string, args any, out any) error
 	}
 	return nil
 }
-
-func jsonInto(raw json.RawMessage, out any) error { return json.Unmarshal(raw, out) }

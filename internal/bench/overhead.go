@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,12 +80,4 @@ func (s *suite) benchLoad() error {
 		Mcec: fmt.Sprintf("%.0f /s", med), Against: "target", Ref: fmt.Sprintf("%.0f /s", need),
 		Ratio: med / need, Target: fmt.Sprintf("≥ %.0f /s", need), Met: ptr(med >= need)})
 	return nil
-}
-
-func median(v []float64) float64 {
-	w := slices.Sorted(slices.Values(v))
-	if len(w)%2 == 1 {
-		return w[len(w)/2]
-	}
-	return (w[len(w)/2-1] + w[len(w)/2]) / 2
 }

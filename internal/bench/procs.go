@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcec/mcec/internal/procgroup"
 )
 
 // proc is a program the benchmark started in a process group of its own, stopped by its PID.
@@ -44,14 +46,7 @@ func (p *proc) stop() {
 	if p == nil {
 		return
 	}
-	pid := p.pid()
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(3 * time.Second):
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		<-p.done
-	}
+	procgroup.Stop(p.pid(), p.done, 3*time.Second)
 }
 
 // run runs argv to completion with stdout discarded (what a script would read and keep), and

@@ -11,16 +11,19 @@ import (
 type sample []time.Duration
 
 // median is the middle repetition (the mean of the two middle ones for an even count).
-func (s sample) median() time.Duration {
-	if len(s) == 0 {
+func (s sample) median() time.Duration { return median(s) }
+
+// median is the middle value of v (the mean of the two middle ones for an even count), 0 for none.
+func median[T ~int64 | ~float64](v []T) T {
+	if len(v) == 0 {
 		return 0
 	}
-	v := slices.Sorted(slices.Values(s))
-	n := len(v)
+	w := slices.Sorted(slices.Values(v))
+	n := len(w)
 	if n%2 == 1 {
-		return v[n/2]
+		return w[n/2]
 	}
-	return (v[n/2-1] + v[n/2]) / 2
+	return (w[n/2-1] + w[n/2]) / 2
 }
 
 // percentile is the nearest-rank p-th percentile (0 < p ≤ 100).

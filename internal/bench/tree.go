@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -91,9 +92,7 @@ func (w *walker) walk(ctx context.Context, pid int, frame string) (int, error) {
 // and 20,000 nodes).
 func fullTree(target map[string]any) map[string]any {
 	args := map[string]any{"maxDepth": 64, "maxNodes": 20000}
-	for k, v := range target {
-		args[k] = v
-	}
+	maps.Copy(args, target)
 	return args
 }
 

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"time"
 )
@@ -67,7 +69,7 @@ func (s *suite) poller(every time.Duration) func() error {
 			}
 			// Before the dialog exists the window target fails (window-not-found): not found yet.
 			if env.OK {
-				if err := jsonInto(env.Result, &res); err != nil {
+				if err := json.Unmarshal(env.Result, &res); err != nil {
 					return err
 				}
 				if res.Found {
@@ -85,9 +87,7 @@ func (s *suite) benchWait() error {
 		ctx, cancel := s.callCtx()
 		defer cancel()
 		args := map[string]any{"timeout": 10000}
-		for k, v := range dialog {
-			args[k] = v
-		}
+		maps.Copy(args, dialog)
 		return callOK(ctx, s.stdio, "wait-for", args, nil)
 	}
 	ours, err := measure(s.opt.Warm, s.opt.Reps, func() (time.Duration, error) { return s.reaction(waitFor) })

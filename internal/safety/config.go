@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 
 	"github.com/BurntSushi/toml"
@@ -170,24 +169,15 @@ func Resolve(f File, getenv func(string) string, o Overrides) (Settings, error) 
 	if h := f.EmergencyStop.Hotkey; h != nil {
 		s.EmergencyStop.Hotkey = *h
 	}
-	for _, n := range sortedKeys(f.Tools) {
-		if e := f.Tools[n].Enabled; e != nil {
-			s.Tools[n] = *e
+	for n, sw := range f.Tools {
+		if sw.Enabled != nil {
+			s.Tools[n] = *sw.Enabled
 		}
 	}
-	for _, n := range sortedKeys(f.RawCommands) {
-		if e := f.RawCommands[n].Enabled; e != nil {
-			s.RawCommands[n] = *e
+	for n, sw := range f.RawCommands {
+		if sw.Enabled != nil {
+			s.RawCommands[n] = *sw.Enabled
 		}
 	}
 	return s, errors.Join(errs...)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

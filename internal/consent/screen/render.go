@@ -106,16 +106,12 @@ func lay(q consent.Question) (*layout, error) {
 		names[i] = consent.Neutralize(n)
 	}
 	inner := width - 2*margin
-	var paras []struct {
+	type para struct {
 		s    string
 		head bool
 	}
-	add := func(s string, head bool) {
-		paras = append(paras, struct {
-			s    string
-			head bool
-		}{s, head})
-	}
+	var paras []para
+	add := func(s string, head bool) { paras = append(paras, para{s, head}) }
 	add("An agent asks for access", true)
 	add("Commands: "+strings.Join(names, ", "), false)
 	add("Reason (the agent's words): "+consent.Neutralize(q.Reason), false)
