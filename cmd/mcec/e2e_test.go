@@ -291,7 +291,9 @@ func TestStdioSurvivesMalformedLines(t *testing.T) {
 	var tr struct {
 		Content []struct{ Text string } `json:"content"`
 	}
-	json.Unmarshal(raw, &tr)
+	if err := json.Unmarshal(raw, &tr); err != nil || len(tr.Content) == 0 {
+		t.Fatalf("displays result %s: %v", raw, err)
+	}
 	if env := contracttest.Check(t, []byte(tr.Content[0].Text)); !env.OK() {
 		t.Fatalf("displays: %+v", env.Err())
 	}

@@ -165,34 +165,33 @@ const (
 // readAnswer asks until the operator types y, a or n after the question was shown; it stops
 // when input ends, ctx does, or the question is closed elsewhere.
 func readAnswer(ctx context.Context, lines <-chan typedLine, closed <-chan struct{}, shown time.Time, out io.Writer) (consent.Answer, int) {
+	const prompt = "grant? [y] yes  [a] yes, and grant any later request without asking  [n] no (denies every later request): "
+	fmt.Fprint(out, prompt)
 	for {
-		fmt.Fprint(out, "grant? [y] yes  [a] yes, and grant any later request without asking  [n] no (denies every later request): ")
-		for {
-			var l typedLine
-			var ok bool
-			select {
-			case <-ctx.Done():
+		var l typedLine
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return "", inputEnded
+		case <-closed:
+			return "", closedElsewhere
+		case l, ok = <-lines:
+			if !ok {
 				return "", inputEnded
-			case <-closed:
-				return "", closedElsewhere
-			case l, ok = <-lines:
-				if !ok {
-					return "", inputEnded
-				}
 			}
-			if l.at.Before(shown) {
-				continue // typed before this question was on screen: not an answer to it
-			}
-			switch strings.ToLower(strings.TrimSpace(l.text)) {
-			case "y", "yes":
-				return consent.Grant, answered
-			case "a":
-				return consent.GrantAnyLater, answered
-			case "n", "no":
-				return consent.Deny, answered
-			}
-			fmt.Fprintln(out, "please answer y, a or n")
-			break
 		}
+		if l.at.Before(shown) {
+			continue // typed before this question was on screen: not an answer to it
+		}
+		switch strings.ToLower(strings.TrimSpace(l.text)) {
+		case "y", "yes":
+			return consent.Grant, answered
+		case "a":
+			return consent.GrantAnyLater, answered
+		case "n", "no":
+			return consent.Deny, answered
+		}
+		fmt.Fprintln(out, "please answer y, a or n")
+		fmt.Fprint(out, prompt)
 	}
 }

@@ -126,9 +126,6 @@ func TestHardwareChordStopsMidDrag(t *testing.T) {
 	} {
 		contracttest.Fail(t, call(t, d, c.tool, c.args), contract.Internal, contract.CodeEmergencyStopped)
 	}
-	// Still stopped after more XTEST chords.
-	hw.Chord(testdesk.XTEST, stopChord...)
-
 	var out, errOut bytes.Buffer
 	if code := cli.Main([]string{"rearm", "--socket", d.Control.Path()}, strings.NewReader(""), &out, &errOut); code != 0 {
 		t.Fatalf("mcec rearm: exit %d: %s %s", code, out.String(), errOut.String())

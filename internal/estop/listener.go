@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -13,9 +12,6 @@ import (
 
 // dialLimit bounds connecting to the display and setting up the listener.
 const dialLimit = 5 * time.Second
-
-// xiKeyRepeat marks a repeated key in a raw event's flags.
-const xiKeyRepeat = 1 << 16
 
 // Listener reads the hotkey on its own X connection and goroutine.
 type Listener struct {
@@ -80,7 +76,7 @@ func (ls *Listener) refreshDevices() error {
 	var xtest []string
 	for _, d := range devs {
 		m[d.ID] = d
-		if isXTest(d) {
+		if d.IsXTest() {
 			xtest = append(xtest, fmt.Sprintf("%d %q", d.ID, d.Name))
 		}
 	}
@@ -98,10 +94,6 @@ func (ls *Listener) refreshKeymap() error {
 	return ls.t.setKeymap(km)
 }
 
-// isXTest recognizes the XTEST slave devices ("Virtual core XTEST keyboard", "<master> XTEST
-// pointer"): every XTEST client's input, mcec's own included, comes from them.
-func isXTest(d xinput2.Device) bool { return strings.Contains(d.Name, "XTEST") }
-
 // physical reports whether source is a slave device that is not an XTEST device. A source not
 // in the table makes it re-read the device list once (a keyboard plugged in just now).
 func (ls *Listener) physical(source uint16) bool {
@@ -115,11 +107,7 @@ func (ls *Listener) physical(source uint16) bool {
 			return false
 		}
 	}
-	switch d.Use {
-	case xinput2.SlaveKeyboard, xinput2.SlavePointer, xinput2.FloatingSlave:
-		return !isXTest(d)
-	}
-	return false
+	return d.Physical()
 }
 
 func (ls *Listener) run() {
@@ -135,7 +123,7 @@ func (ls *Listener) run() {
 		}
 		switch ev.Kind {
 		case xinput2.RawKeyPress, xinput2.RawKeyRelease:
-			if ev.Synthetic || ev.Flags&xiKeyRepeat != 0 || !ls.physical(ev.Source) {
+			if ev.Synthetic || ev.Flags&xinput2.KeyRepeat != 0 || !ls.physical(ev.Source) {
 				continue
 			}
 			if ls.t.event(ev.Source, ev.Keycode, ev.Kind == xinput2.RawKeyPress) {

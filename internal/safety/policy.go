@@ -2,6 +2,7 @@ package safety
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -191,7 +192,8 @@ func (p *Policy) CallFinished(ctx context.Context, f dispatch.Finished) {
 // failure, nil when it was accepted.
 func (p *Policy) AuditRaw(line string, err error) {
 	code := ""
-	if ce, ok := err.(*contract.Error); ok {
+	var ce *contract.Error
+	if errors.As(err, &ce) {
 		code = string(ce.Code)
 	} else if err != nil {
 		code = string(contract.CodeUnhandledException)

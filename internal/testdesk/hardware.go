@@ -69,7 +69,7 @@ func NewHardware(t testing.TB) *Hardware {
 	}
 	h := &Hardware{t: t, firstEvent: xi.XIFirstEvent}
 	for _, d := range devs {
-		if strings.Contains(d.Name, "XTEST") {
+		if d.IsXTest() {
 			continue // the XTEST slave devices: input through them is what Physical is not
 		}
 		switch d.Use {

@@ -63,8 +63,8 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 	if in.Timeout != nil {
 		timeout = *in.Timeout
 	}
-	if timeout < 0 || time.Duration(timeout)*time.Millisecond > maxWait {
-		return nil, contract.Errorf(contract.CodeBadArguments, "timeout must be 0 to %d ms, got %d", maxWait.Milliseconds(), timeout)
+	if err := checkTimeout(timeout); err != nil {
+		return nil, err
 	}
 	path, err := exec.LookPath(in.Path)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var le = binary.LittleEndian // we open the connection little-endian ('l')
@@ -96,6 +97,23 @@ type Device struct {
 	Attachment uint16
 	Enabled    bool
 	Name       string
+}
+
+// KeyRepeat marks a repeated key in a key event's flags (XIKeyRepeat).
+const KeyRepeat = 1 << 16
+
+// IsXTest recognizes the XTEST slave devices ("Virtual core XTEST keyboard", "<master> XTEST
+// pointer"): every XTEST client's input, mcec's own and xdotool's included, comes from them.
+func (d Device) IsXTest() bool { return strings.Contains(d.Name, "XTEST") }
+
+// Physical reports whether d is a slave device, attached or floating, that is not an XTEST
+// device: input a person makes on a keyboard or a pointer.
+func (d Device) Physical() bool {
+	switch d.Use {
+	case SlaveKeyboard, SlavePointer, FloatingSlave:
+		return !d.IsXTest()
+	}
+	return false
 }
 
 // packetLen is the full length of the packet whose first 32 bytes are head: replies and

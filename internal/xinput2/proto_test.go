@@ -207,3 +207,21 @@ func TestParseDisplay(t *testing.T) {
 		}
 	}
 }
+
+func TestDevicePhysical(t *testing.T) {
+	for _, tc := range []struct {
+		d    Device
+		want bool
+	}{
+		{Device{Use: SlaveKeyboard, Name: "Xvfb keyboard"}, true},
+		{Device{Use: SlavePointer, Name: "Xvfb mouse"}, true},
+		{Device{Use: FloatingSlave, Name: "Wacom tablet"}, true},
+		{Device{Use: SlaveKeyboard, Name: "Virtual core XTEST keyboard"}, false},
+		{Device{Use: SlavePointer, Name: "Virtual core XTEST pointer"}, false},
+		{Device{Use: MasterKeyboard, Name: "Virtual core keyboard"}, false},
+	} {
+		if got := tc.d.Physical(); got != tc.want {
+			t.Errorf("%+v: Physical() = %v", tc.d, got)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"image"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/jezek/xgb"
@@ -396,17 +395,11 @@ func (h *hardware) physical(source uint16) (xinput2.Device, bool) {
 			return d, false
 		}
 	}
-	switch d.Use {
-	case xinput2.SlaveKeyboard, xinput2.SlavePointer, xinput2.FloatingSlave:
-		return d, !strings.Contains(d.Name, "XTEST")
-	}
-	return d, false
+	return d, d.Physical()
 }
 
 // Modifier bits that make a key press not an answer (Control, Mod1/Alt, Mod4/Super).
 const skipMods = 1<<2 | 1<<3 | 1<<6
-
-const xiKeyRepeat = 1 << 16
 
 // run reads events until the connection closes.
 func (h *hardware) run(out chan<- press) {
@@ -425,7 +418,7 @@ func (h *hardware) run(out chan<- press) {
 			a = b.answer
 		case xinput2.KeyPress:
 			k, ok := h.keys[ev.Detail]
-			if ev.Window != h.win || !ok || ev.Flags&xiKeyRepeat != 0 || ev.Mods&skipMods != 0 {
+			if ev.Window != h.win || !ok || ev.Flags&xinput2.KeyRepeat != 0 || ev.Mods&skipMods != 0 {
 				continue
 			}
 			a = k
