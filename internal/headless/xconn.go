@@ -29,39 +29,24 @@ type xconn struct {
 
 // dialX connects to display, bounded by ctx.
 func dialX(ctx context.Context, display string) (*xconn, error) {
-	type result struct {
-		c   *xgb.Conn
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		c, err := xgb.NewConnDisplay(display)
-		ch <- result{c, err}
-	}()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, r.err
+	c, err := xgbext.Dial(ctx, display)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
 		}
-		x := &xconn{c: r.c, root: xproto.Setup(r.c).DefaultScreen(r.c).Root}
-		// The first connection to a fresh server, before any application exists: the safe
-		// moment to register extension decoders for the whole process (see xgbext).
-		present, err := xcall(ctx, func() (map[string]bool, error) { return xgbext.RegisterAll(x.c) })
-		if err != nil {
-			x.c.Close()
-			return nil, fmt.Errorf("query X extensions: %w", err)
-		}
-		x.present = present
-		go x.drain()
-		return x, nil
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.c != nil {
-				r.c.Close()
-			}
-		}()
-		return nil, context.Cause(ctx)
+		return nil, err
 	}
+	x := &xconn{c: c, root: xproto.Setup(c).DefaultScreen(c).Root}
+	// The first connection to a fresh server, before any application exists: the safe moment
+	// to register extension decoders for the whole process (see xgbext).
+	present, err := xcall(ctx, func() (map[string]bool, error) { return xgbext.RegisterAll(x.c) })
+	if err != nil {
+		x.c.Close()
+		return nil, fmt.Errorf("query X extensions: %w", err)
+	}
+	x.present = present
+	go x.drain()
+	return x, nil
 }
 
 // drain discards events and async errors: xgb stops reading replies once

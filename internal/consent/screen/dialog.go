@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcec/mcec/internal/consent"
 	"github.com/mcec/mcec/internal/ownwindow"
+	"github.com/mcec/mcec/internal/xgbext"
 	"github.com/mcec/mcec/internal/xinput2"
 )
 
@@ -34,30 +35,6 @@ type conns struct {
 	maxReq int // bytes in one request
 }
 
-// dialX is xgb.NewConnDisplay bounded by ctx: a connection that arrives late is closed.
-func dialX(ctx context.Context, display string) (*xgb.Conn, error) {
-	type res struct {
-		c   *xgb.Conn
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		c, err := xgb.NewConnDisplay(display)
-		ch <- res{c, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.c, r.err
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.c != nil {
-				r.c.Close()
-			}
-		}()
-		return nil, ctx.Err()
-	}
-}
-
 // connect opens both connections and checks the screen can show the dialog's pixels: a
 // TrueColor depth-24 root visual stored as 32-bit little-endian pixels, as on every current X
 // server.
@@ -68,7 +45,7 @@ func connect(ctx context.Context, display string) (*conns, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := dialX(ctx, display)
+	x, err := xgbext.Dial(ctx, display)
 	if err != nil {
 		xi.Close()
 		return nil, fmt.Errorf("connect to X display %s: %w", display, err)

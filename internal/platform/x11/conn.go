@@ -84,30 +84,12 @@ func Dial(ctx context.Context, display string) (*Conn, error) {
 	if display == "" {
 		return nil, fmt.Errorf("%w: DISPLAY is not set", platform.ErrDisplayUnavailable)
 	}
-	type dialed struct {
-		xc  *xgb.Conn
-		err error
-	}
-	ch := make(chan dialed, 1)
-	go func() {
-		xc, err := xgb.NewConnDisplay(display)
-		ch <- dialed{xc, err}
-	}()
-	var xc *xgb.Conn
-	select {
-	case d := <-ch:
-		if d.err != nil {
-			return nil, fmt.Errorf("%w: cannot connect to X display %q: %v", platform.ErrDisplayUnavailable, display, d.err)
-		}
-		xc = d.xc
-	case <-ctx.Done():
-		// The handshake is still running; close whatever it produces.
-		go func() {
-			if d := <-ch; d.xc != nil {
-				d.xc.Close()
-			}
-		}()
+	xc, err := xgbext.Dial(ctx, display)
+	if ctx.Err() != nil && err != nil {
 		return nil, fmt.Errorf("%w: connecting to X display %q: %w", platform.ErrDisplayUnavailable, display, ctx.Err())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot connect to X display %q: %v", platform.ErrDisplayUnavailable, display, err)
 	}
 
 	c := &Conn{
