@@ -207,6 +207,9 @@ type Window struct {
 	Maximized   bool // both _NET_WM_STATE_MAXIMIZED_VERT and _HORZ
 	Fullscreen  bool
 	Focused     bool // the _NET_ACTIVE_WINDOW
+
+	TransientFor uint32 // WM_TRANSIENT_FOR, 0 when none
+	Type         string // _NET_WM_WINDOW_TYPE without the prefix, lower case: "normal", "dialog", "utility", "splash", …; "" when unset
 }
 
 // Displays is the monitor layout.
