@@ -25,6 +25,7 @@ func TestImportGraph(t *testing.T) {
 		"internal/session":   {"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},
 		"internal/headless":  {"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},
 		"internal/imaging":   {"internal/"},
+		"internal/a11yenv":   {"internal/"},
 		"internal/control":   {"internal/"},
 		"internal/consent":   {"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"},
 		"internal/safety":    {"internal/tools", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},

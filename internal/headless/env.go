@@ -3,12 +3,13 @@ package headless
 import (
 	"slices"
 	"strings"
+
+	"github.com/mcec/mcec/internal/a11yenv"
 )
 
 // dropEnv are variables that would point a program at some other desktop,
-// bus or display server, or hide it from AT-SPI.
+// bus or display server. (Those that hide it from AT-SPI are a11yenv's.)
 var dropEnv = []string{
-	"NO_AT_BRIDGE",       // =1 hides GTK apps from AT-SPI entirely
 	"AT_SPI_BUS_ADDRESS", // libatspi's override of the a11y bus address
 	"AT_SPI_BUS",         // not read by libatspi (it reads the root window property), dropped for safety
 	"WAYLAND_DISPLAY",    // toolkits prefer Wayland when it is set; the launcher then skips X too
@@ -17,7 +18,8 @@ var dropEnv = []string{
 	"SESSION_MANAGER", "DESKTOP_AUTOSTART_ID", // the user's session manager, not ours
 }
 
-// desktopEnv is base with the desktop's own variables in place.
+// desktopEnv is base with the desktop's own variables in place and every
+// toolkit's accessibility switched on (a11yenv, the one list of those).
 func desktopEnv(base []string, display, busAddress, runtimeDir string) []string {
 	set := [][2]string{
 		{"DISPLAY", display},
@@ -29,14 +31,8 @@ func desktopEnv(base []string, display, busAddress, runtimeDir string) []string 
 		{"QT_QPA_PLATFORM", "xcb"},
 		// GTK settings from memory: no dconf-service on our private bus.
 		{"GSETTINGS_BACKEND", "memory"},
-		// Qt only exposes its tree when a screen reader seems present.
-		// GTK3 needs nothing (atk-bridge is built in, only NO_AT_BRIDGE
-		// disables it); GTK_A11Y is GTK4's and already defaults to atspi.
-		{"QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"},
-		{"QT_ACCESSIBILITY", "1"},
-		// Read by Mozilla apps and older GNOME libraries to force a11y on.
-		{"GNOME_ACCESSIBILITY", "1"},
 	}
+	base = a11yenv.Env(base)
 	out := make([]string, 0, len(base)+len(set))
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")

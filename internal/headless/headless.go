@@ -378,11 +378,15 @@ func (d *Desktop) startA11y(ctx context.Context) error {
 	if err != nil {
 		return fail("AT-SPI registry", err)
 	}
-	// GTK3 ignores IsEnabled; Qt, Chromium and Electron need it true.
-	err = launcherObj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0,
-		"org.a11y.Status", "IsEnabled", dbus.MakeVariant(true)).Err
-	if err != nil {
-		return fail("set org.a11y.Status.IsEnabled", err)
+	// This desktop is mcec's, so it says a screen reader runs: GTK3 ignores both properties, but
+	// Qt reads IsEnabled once at start-up, and Chromium, Electron and Firefox consult these
+	// properties when deciding whether to build their (page) trees at all.
+	for _, prop := range []string{"IsEnabled", "ScreenReaderEnabled"} {
+		err = launcherObj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0,
+			"org.a11y.Status", prop, dbus.MakeVariant(true)).Err
+		if err != nil {
+			return fail("set org.a11y.Status."+prop, err)
+		}
 	}
 	d.a11yAddr = addr
 	return nil

@@ -259,6 +259,8 @@ func TestEnv(t *testing.T) {
 		"GSETTINGS_BACKEND":                "memory",
 		"QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
 		"QT_ACCESSIBILITY":                 "1",
+		"GNOME_ACCESSIBILITY":              "1",
+		"ACCESSIBILITY_ENABLED":            "1",
 		"MCEC_TEST_KEEP":                   "kept",
 	}
 	for k, v := range want {
@@ -307,14 +309,16 @@ func TestA11yStatus(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	session, _ := a11yConns(t, ctx, d)
-	var v dbus.Variant
-	err := session.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx,
-		"org.freedesktop.DBus.Properties.Get", 0, "org.a11y.Status", "IsEnabled").Store(&v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if on, _ := v.Value().(bool); !on {
-		t.Errorf("IsEnabled = %v", v)
+	for _, prop := range []string{"IsEnabled", "ScreenReaderEnabled"} {
+		var v dbus.Variant
+		err := session.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx,
+			"org.freedesktop.DBus.Properties.Get", 0, "org.a11y.Status", prop).Store(&v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if on, _ := v.Value().(bool); !on {
+			t.Errorf("%s = %v", prop, v)
+		}
 	}
 	// With -noreset the launcher's AT_SPI_BUS root property survives; libatspi reads it first.
 	x, err := xgb.NewConnDisplay(d.Display())

@@ -1,0 +1,71 @@
+package a11yenv
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Bridge is what a running process's loaded libraries say about its accessibility tree.
+type Bridge struct {
+	// Toolkit is a guess for people, e.g. "GTK 3", "Qt 5", "Java (ATK wrapper)", "Tk"; "" when
+	// nothing is recognised.
+	Toolkit string
+	// Publishes: the process carries an AT-SPI bridge, so a tree is there or on its way.
+	Publishes bool
+	// Hint says, when Publishes is false, why there will be no tree and what would give one.
+	Hint string
+}
+
+// libraries that carry an AT-SPI bridge, most specific first (a Qt app may load GTK 3 for its
+// theme, Firefox and Chromium load GTK 3 and atk-bridge, Java's wrapper loads atk-bridge).
+var bridges = []struct{ lib, toolkit string }{
+	{"/libatk-wrapper.so", "Java (ATK wrapper)"},
+	{"/libxul.so", "Gecko"},
+	{"/libQt6Gui.so", "Qt 6"},
+	{"/libQt5Gui.so", "Qt 5"},
+	{"/libgtk-4.so", "GTK 4"},
+	{"/libgtk-3.so", "GTK 3"},
+	{"/libatk-bridge-2.0.so", "ATK"}, // GTK 2, toolkits of their own over ATK
+}
+
+// ClassifyMaps classifies a process from its /proc/PID/maps text and its executable's path.
+func ClassifyMaps(maps []byte, exe string) Bridge {
+	if chromiumName(filepath.Base(exe)) {
+		return Bridge{Toolkit: "Chromium", Publishes: true}
+	}
+	atk := bytes.Contains(maps, []byte("/libatk-bridge-2.0.so"))
+	for _, b := range bridges {
+		if !bytes.Contains(maps, []byte(b.lib)) {
+			continue
+		}
+		// GTK 3 loads its bridge itself; without it (a build without ATK) there is none.
+		if b.toolkit == "GTK 3" && !atk {
+			continue
+		}
+		return Bridge{Toolkit: b.toolkit, Publishes: true}
+	}
+	switch {
+	case bytes.Contains(maps, []byte("/libawt_xawt.so")):
+		return Bridge{Toolkit: "Java", Hint: "Java without the ATK wrapper publishes no tree: install libatk-wrapper-java " +
+			"and start the program through mcec's launch (it adds the wrapper to JAVA_TOOL_OPTIONS)"}
+	case bytes.Contains(maps, []byte("/libtk8.")):
+		return Bridge{Toolkit: "Tk", Hint: "Tk has no accessibility bridge"}
+	}
+	return Bridge{Hint: "the process loads no accessibility bridge (ATK/AT-SPI, Qt, GTK 4, Gecko or Chromium)"}
+}
+
+// ProcessBridge classifies running process pid. It fails when /proc does not show the process's
+// maps (gone, or another user's).
+func ProcessBridge(pid int) (Bridge, error) {
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return Bridge{}, err
+	}
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if exe != "" && !chromiumName(filepath.Base(exe)) && electronApp(exe) {
+		return Bridge{Toolkit: "Electron", Publishes: true}, nil
+	}
+	return ClassifyMaps(maps, exe), nil
+}
