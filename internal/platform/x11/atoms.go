@@ -1,6 +1,8 @@
 package x11
 
 import (
+	"strings"
+
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 )
@@ -20,16 +22,40 @@ type atoms struct {
 	// Clipboard.
 	clipboard, targets, timestamp, incr, text, mimeUTF8 xproto.Atom
 	mcecSelection, mcecTime                             xproto.Atom
+
+	// Window types: _NET_WM_WINDOW_TYPE and its EWMH values, in windowTypeNames order.
+	netWMWindowType xproto.Atom
+	windowTypes     [len(windowTypeNames)]xproto.Atom
 }
 
-func (a *atoms) fields() []struct {
+// windowTypeNames are the EWMH 1.5 window types, as platform.Window.Type reports them (the atom
+// is "_NET_WM_WINDOW_TYPE_" and the name in upper case).
+var windowTypeNames = [...]string{
+	"normal", "dialog", "utility", "splash", "toolbar", "menu", "dock", "desktop",
+	"dropdown_menu", "popup_menu", "tooltip", "notification", "combo", "dnd",
+}
+
+// windowType is the first EWMH type in a _NET_WM_WINDOW_TYPE list: the list is in order of
+// preference, and a vendor type (KDE's _KDE_NET_WM_WINDOW_TYPE_OVERRIDE) comes with a standard
+// fallback after it. "" when the list names none.
+func (a *atoms) windowType(list []uint32) string {
+	for _, v := range list {
+		for i, t := range a.windowTypes {
+			if xproto.Atom(v) == t {
+				return windowTypeNames[i]
+			}
+		}
+	}
+	return ""
+}
+
+type atomField struct {
 	name string
 	dst  *xproto.Atom
-} {
-	return []struct {
-		name string
-		dst  *xproto.Atom
-	}{
+}
+
+func (a *atoms) fields() []atomField {
+	f := []atomField{
 		{"_NET_CLIENT_LIST", &a.netClientList},
 		{"_NET_ACTIVE_WINDOW", &a.netActiveWindow},
 		{"_NET_WM_NAME", &a.netWMName},
@@ -59,7 +85,12 @@ func (a *atoms) fields() []struct {
 		{"text/plain;charset=utf-8", &a.mimeUTF8},
 		{"_MCEC_SELECTION", &a.mcecSelection},
 		{"_MCEC_TIME", &a.mcecTime},
+		{"_NET_WM_WINDOW_TYPE", &a.netWMWindowType},
 	}
+	for i, n := range windowTypeNames {
+		f = append(f, atomField{"_NET_WM_WINDOW_TYPE_" + strings.ToUpper(n), &a.windowTypes[i]})
+	}
+	return f
 }
 
 type atomCookies []xproto.InternAtomCookie

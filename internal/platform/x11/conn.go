@@ -20,6 +20,7 @@ import (
 	"github.com/jezek/xgb/composite"
 	"github.com/jezek/xgb/damage"
 	"github.com/jezek/xgb/randr"
+	"github.com/jezek/xgb/res"
 	"github.com/jezek/xgb/shm"
 	"github.com/jezek/xgb/xfixes"
 	"github.com/jezek/xgb/xproto"
@@ -38,6 +39,7 @@ type Extensions struct {
 	SHM       bool // MIT-SHM present and usable from this client (local, probed)
 	RandR     bool // RandR >= 1.5: GetMonitors
 	XTest     bool // XTEST: synthetic input
+	XRes      bool // X-Resource >= 1.2: the pid behind windows that set no _NET_WM_PID
 }
 
 // Conn is a connection to one X display. It is safe for concurrent use.
@@ -47,6 +49,7 @@ type Conn struct {
 	scr     screen
 	atoms   atoms
 	ext     Extensions
+	idMask  uint32   // the setup's resource-id mask: a window id &^ idMask is its client's base
 	shm     *shmPool // nil when MIT-SHM is unusable
 
 	stripBytes int // maxStripBytes; smaller in tests
@@ -111,6 +114,7 @@ func Dial(ctx context.Context, display string) (*Conn, error) {
 		xc.Close()
 		return nil, fmt.Errorf("%w: X display %q: %v", platform.ErrDisplayUnavailable, display, err)
 	}
+	c.idMask = xproto.Setup(xc).ResourceIdMask
 	root := platform.Rect{Width: int(c.scr.widthPx), Height: int(c.scr.heightPx)}
 	c.bounds.Store(&root)
 	go c.eventLoop()
@@ -130,6 +134,9 @@ func (c *Conn) setup(ctx context.Context) error {
 	err := c.await(ctx, "connection setup", func() error {
 		ac := c.atoms.intern(c.xc)
 		exts := xgbext.StartQuery(c.xc)
+		// X-Resource defines no events or errors, so registering it touches none of xgb's
+		// process-wide decoder maps and it needs no place in xgbext's list.
+		xresQ := xproto.QueryExtension(c.xc, uint16(len(xresName)), xresName)
 		// One mask for the root, as a later ChangeWindowAttributes would replace it: ConfigureNotify
 		// tells when RandR resizes the screen (ScreenBounds); property changes (client list, active
 		// window) and the mapping of top-level windows wake WatchWindows and window operations,
@@ -143,6 +150,12 @@ func (c *Conn) setup(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if r, err := xresQ.Reply(); err != nil {
+			return err
+		} else if r.Present {
+			xgbext.Register(c.xc, xresName, r.MajorOpcode, r.FirstEvent, r.FirstError)
+			present[xresName] = true
+		}
 		// Version negotiation is mandatory for Composite, DAMAGE, XFixes and RandR: the server
 		// refuses their requests from a client that has not announced a version.
 		var (
@@ -151,6 +164,7 @@ func (c *Conn) setup(ctx context.Context) error {
 			fixV   xfixes.QueryVersionCookie
 			shmV   shm.QueryVersionCookie
 			randrV randr.QueryVersionCookie
+			xresV  res.QueryVersionCookie
 		)
 		if present["Composite"] {
 			compV = composite.QueryVersion(c.xc, 0, 4)
@@ -166,6 +180,9 @@ func (c *Conn) setup(ctx context.Context) error {
 		}
 		if present["RANDR"] {
 			randrV = randr.QueryVersion(c.xc, 1, 6)
+		}
+		if present[xresName] {
+			xresV = res.QueryVersion(c.xc, 1, 2)
 		}
 		if present["Composite"] {
 			r, err := compV.Reply()
@@ -186,6 +203,11 @@ func (c *Conn) setup(ctx context.Context) error {
 		if present["RANDR"] {
 			r, err := randrV.Reply()
 			c.ext.RandR = err == nil && (r.MajorVersion > 1 || r.MinorVersion >= 5)
+		}
+		if present[xresName] {
+			// QueryClientIds is new in 1.2; older servers answer it BadRequest.
+			r, err := xresV.Reply()
+			c.ext.XRes = err == nil && (r.ServerMajor > 1 || r.ServerMinor >= 2)
 		}
 		if present["XTEST"] {
 			r, err := xtest.GetVersion(c.xc, 2, 2).Reply()

@@ -7,6 +7,9 @@ import "time"
 // SetSHM turns MIT-SHM capture off (or back on, when the connection has it).
 func SetSHM(c *Conn, on bool) { c.ext.SHM = on && c.shm != nil }
 
+// SetXRes pretends the server has no X Resource extension (or gives it back).
+func SetXRes(c *Conn, on bool) { c.ext.XRes = on }
+
 // SetComposite pretends the server has no Composite extension.
 func SetComposite(c *Conn, on bool) { c.ext.Composite = on }
 

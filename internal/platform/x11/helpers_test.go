@@ -149,6 +149,10 @@ type winOpts struct {
 	bg         *uint32 // background pixel; nil: none, the app paints stripes on Expose
 	title      string
 	record     bool // select and record pointer and keyboard events (see recorder)
+
+	noPID        bool          // managed, but without _NET_WM_PID (as Tk windows are)
+	transientFor xproto.Window // WM_TRANSIENT_FOR, when set
+	types        []string      // _NET_WM_WINDOW_TYPE atom names, when set
 }
 
 // window creates and maps a top-level window and waits until it is viewable.
@@ -189,9 +193,23 @@ func (a *xapp) window(t testing.TB, o winOpts) xproto.Window {
 		a.prop(t, w, "WM_NAME", "STRING", 8, []byte(o.title))
 		a.prop(t, w, "_NET_WM_NAME", "UTF8_STRING", 8, []byte(o.title))
 		a.prop(t, w, "WM_CLASS", "STRING", 8, []byte("mcectest\x00McecTest\x00"))
-		pid := make([]byte, 4)
-		xgb.Put32(pid, uint32(os.Getpid()))
-		a.prop(t, w, "_NET_WM_PID", "CARDINAL", 32, pid)
+		if !o.noPID {
+			pid := make([]byte, 4)
+			xgb.Put32(pid, uint32(os.Getpid()))
+			a.prop(t, w, "_NET_WM_PID", "CARDINAL", 32, pid)
+		}
+	}
+	if o.transientFor != 0 {
+		v := make([]byte, 4)
+		xgb.Put32(v, uint32(o.transientFor))
+		a.prop(t, w, "WM_TRANSIENT_FOR", "WINDOW", 32, v)
+	}
+	if len(o.types) > 0 {
+		v := make([]byte, 4*len(o.types))
+		for i, n := range o.types {
+			xgb.Put32(v[4*i:], uint32(a.atom(t, n)))
+		}
+		a.prop(t, w, "_NET_WM_WINDOW_TYPE", "ATOM", 32, v)
 	}
 	t.Cleanup(func() { xproto.DestroyWindow(a.c, w); xproto.GetInputFocus(a.c).Reply() })
 	if err := xproto.MapWindowChecked(a.c, w).Check(); err != nil {

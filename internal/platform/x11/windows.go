@@ -23,6 +23,7 @@ const (
 	maxTitleLong = 1024
 	maxClassLong = 256
 	maxStateLong = 64
+	maxTypeLong  = 16
 )
 
 // Windows lists the managed top-level client windows in _NET_CLIENT_LIST order (bottom to top).
@@ -40,9 +41,10 @@ func (c *Conn) Windows(ctx context.Context) ([]platform.Window, error) {
 		for i, w := range list {
 			qs[i] = c.queryWindow(w)
 		}
+		owners := c.queryClientPIDs(list...).read()
 		out = make([]platform.Window, 0, len(list))
 		for _, q := range qs {
-			w, err := q.read(&c.atoms, active)
+			w, err := q.read(&c.atoms, active, owners)
 			if isGone(err) {
 				continue
 			}
@@ -72,14 +74,16 @@ func (c *Conn) Window(ctx context.Context, handle uint32) (platform.Window, erro
 	err := c.await(ctx, "describing a window", func() error {
 		rc := c.queryRoot()
 		q := c.queryWindow(xproto.Window(handle))
+		pq := c.queryClientPIDs(xproto.Window(handle))
 		list, active, err := rc.read()
+		owners := pq.read()
 		if err != nil {
 			return err
 		}
 		if !contains(list, xproto.Window(handle)) {
 			return fmt.Errorf("%w: 0x%x is not a managed top-level window (not in _NET_CLIENT_LIST)", platform.ErrWindowClosed, handle)
 		}
-		out, err = q.read(&c.atoms, active)
+		out, err = q.read(&c.atoms, active, owners)
 		if err == nil && own(out) {
 			return fmt.Errorf("%w: 0x%x is mcec's own window", platform.ErrWindowClosed, handle)
 		}
@@ -130,6 +134,7 @@ func (q rootQuery) read() (list []xproto.Window, active xproto.Window, err error
 type winQuery struct {
 	win                                xproto.Window
 	netName, name, class, pid, wmState xproto.GetPropertyCookie
+	transient, winType                 xproto.GetPropertyCookie
 	geom                               xproto.GetGeometryCookie
 	pos                                xproto.TranslateCoordinatesCookie
 }
@@ -143,14 +148,18 @@ func (c *Conn) queryWindow(w xproto.Window) *winQuery {
 		class:   xproto.GetProperty(c.xc, false, w, xproto.AtomWmClass, xproto.AtomString, 0, maxClassLong),
 		pid:     xproto.GetProperty(c.xc, false, w, a.netWMPid, xproto.AtomCardinal, 0, 1),
 		wmState: xproto.GetProperty(c.xc, false, w, a.netWMState, xproto.AtomAtom, 0, maxStateLong),
-		geom:    xproto.GetGeometry(c.xc, xproto.Drawable(w)),
-		pos:     xproto.TranslateCoordinates(c.xc, w, c.scr.root, 0, 0),
+		// Both tell dialogs from main windows, for mapping windows to accessible frames.
+		transient: xproto.GetProperty(c.xc, false, w, xproto.AtomWmTransientFor, xproto.AtomWindow, 0, 1),
+		winType:   xproto.GetProperty(c.xc, false, w, a.netWMWindowType, xproto.AtomAtom, 0, maxTypeLong),
+		geom:      xproto.GetGeometry(c.xc, xproto.Drawable(w)),
+		pos:       xproto.TranslateCoordinates(c.xc, w, c.scr.root, 0, 0),
 	}
 }
 
 // read collects the replies. Every cookie is read even after an error, so a BadWindow on the
-// first one does not leave the rest for later.
-func (q *winQuery) read(a *atoms, active xproto.Window) (platform.Window, error) {
+// first one does not leave the rest for later. owners supplies the pid of a window without
+// _NET_WM_PID.
+func (q *winQuery) read(a *atoms, active xproto.Window, owners ownerPIDs) (platform.Window, error) {
 	netName, err1 := q.netName.Reply()
 	name, err2 := q.name.Reply()
 	class, err3 := q.class.Reply()
@@ -158,7 +167,9 @@ func (q *winQuery) read(a *atoms, active xproto.Window) (platform.Window, error)
 	st, err5 := q.wmState.Reply()
 	geom, err6 := q.geom.Reply()
 	pos, err7 := q.pos.Reply()
-	for _, err := range []error{err1, err2, err3, err4, err5, err6, err7} {
+	transient, err8 := q.transient.Reply()
+	winType, err9 := q.winType.Reply()
+	for _, err := range []error{err1, err2, err3, err4, err5, err6, err7, err8, err9} {
 		if err != nil {
 			return platform.Window{}, err
 		}
@@ -174,7 +185,13 @@ func (q *winQuery) read(a *atoms, active xproto.Window) (platform.Window, error)
 	}
 	if v := prop32(pid); len(v) > 0 {
 		w.ProcessID = int(v[0])
+	} else {
+		w.ProcessID = owners.of(q.win)
 	}
+	if v := prop32(transient); len(v) > 0 {
+		w.TransientFor = v[0]
+	}
+	w.Type = a.windowType(prop32(winType))
 	var maxV, maxH bool
 	for _, s := range prop32(st) {
 		switch xproto.Atom(s) {

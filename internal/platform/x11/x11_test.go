@@ -57,7 +57,7 @@ func TestDialErrors(t *testing.T) {
 func TestExtensions(t *testing.T) {
 	// Xvfb has all of them; the capture paths below depend on it.
 	got := dial(t).Extensions()
-	want := x11.Extensions{Composite: true, Damage: true, XFixes: true, SHM: true, RandR: true, XTest: true}
+	want := x11.Extensions{Composite: true, Damage: true, XFixes: true, SHM: true, RandR: true, XTest: true, XRes: true}
 	if got != want {
 		t.Fatalf("Extensions() = %+v, want %+v", got, want)
 	}
