@@ -20,6 +20,9 @@ const (
 	CodeAppNotResponding     Code = "app-not-responding"
 	CodeConsentTimeout       Code = "consent-timeout"
 
+	// ambiguous-selector (besides selector-matched-N)
+	CodeFrameAmbiguous Code = "frame-ambiguous"
+
 	// stale-element
 	CodeElementStale Code = "element-stale"
 	CodeWindowClosed Code = "window-closed"
@@ -106,6 +109,8 @@ var codeCategory = map[Code]Category{
 	CodeSendCommandTimeout:   Timeout,
 	CodeAppNotResponding:     Timeout,
 	CodeConsentTimeout:       Timeout,
+
+	CodeFrameAmbiguous: AmbiguousSelector,
 
 	CodeElementStale: StaleElement,
 	CodeWindowClosed: StaleElement,

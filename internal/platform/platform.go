@@ -300,4 +300,7 @@ var (
 	ErrNotFocused = errors.New("focus not set")
 	// ErrForeground: the window manager did not make the window active.
 	ErrForeground = errors.New("window not brought to the foreground")
+	// ErrFrameAmbiguous: the window's process has several accessible frames and nothing tells
+	// which one is the window's.
+	ErrFrameAmbiguous = errors.New("accessible frame of the window is ambiguous")
 )

@@ -47,7 +47,7 @@ func queryTool(env *Env) *catalog.Tool {
 		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Result:            queryResult{},
 		ResultTypeSchemas: elementSchemas,
-		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeNoAccessibleTree, contract.CodeAppNotResponding,
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeNoAccessibleTree, contract.CodeFrameAmbiguous, contract.CodeAppNotResponding,
 			contract.CodeTargetElevated, contract.CodeAtspiUnavailable}),
 		Warnings: []contract.Code{contract.WarnTreeTruncated, contract.WarnSecretMasked},
 		Run: func(ctx context.Context, call *catalog.Call, in *queryArgs) (*catalog.Response, error) {

@@ -321,7 +321,7 @@ func (c *Client) comboOpen(ctx context.Context, o *object) (bool, error) {
 			}
 			continue
 		}
-		if bitsFrom(words).has(stateShowing) {
+		if words.has(stateShowing) {
 			return true, nil
 		}
 	}
@@ -429,24 +429,27 @@ func parseNumber(text string) (float64, error) {
 	return v, err
 }
 
-// valueRange reads a Value's current value and bounds in one GetAll (single reads as a
-// fallback); bounds it does not report come back as lo > hi, meaning "unknown".
+// valueRange reads a Value's current value and bounds in one GetAll where the bridge serves it
+// safely (single reads elsewhere); bounds it does not report come back as lo > hi, meaning
+// "unknown".
 func (c *Client) valueRange(ctx context.Context, r objRef) (cur, lo, hi float64, err error) {
 	lo, hi = 1, 0
-	call, f, err := c.call(ctx, r.Bus, r.Path, propGetAll, ifValue)
-	if err == nil {
-		var props map[string]dbus.Variant
-		if call.Store(&props) == nil {
-			_ = props["CurrentValue"].Store(&cur)
-			if props["MinimumValue"].Store(&lo) != nil || props["MaximumValue"].Store(&hi) != nil {
-				lo, hi = 1, 0
-			}
-			return cur, lo, hi, nil
-		}
-	} else if f.fatal() {
+	b, err := c.bridgeOf(ctx, r.Bus)
+	if err != nil {
 		return 0, 0, 0, err
-	} else if f == failDead {
+	}
+	props, ok, f, err := c.getAllProps(ctx, b, r, ifValue)
+	switch {
+	case err != nil && f.fatal():
+		return 0, 0, 0, err
+	case err != nil && f == failDead:
 		return 0, 0, 0, staleErr(r, "it disappeared")
+	case ok:
+		_ = props["CurrentValue"].Store(&cur)
+		if props["MinimumValue"].Store(&lo) != nil || props["MaximumValue"].Store(&hi) != nil {
+			lo, hi = 1, 0
+		}
+		return cur, lo, hi, nil
 	}
 	if f, err := c.property(ctx, r.Bus, r.Path, ifValue, "CurrentValue", &cur); f.fatal() {
 		return 0, 0, 0, err
@@ -512,7 +515,7 @@ func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, e
 			}
 			return platform.ActResult{}, staleErr(r, "it disappeared when given focus")
 		}
-		if bitsFrom(words).has(stateFocused) {
+		if words.has(stateFocused) {
 			return platform.ActResult{}, nil
 		}
 	}

@@ -424,7 +424,7 @@ func TestActSmallApp(t *testing.T) {
 			t.Error("no change reported while the dialog opened")
 		}
 		// Nothing of the application answers during the nested loop, the dialog included.
-		if _, err := c.Tree(ctx, a.pid, a.bounds, all); !errors.Is(err, platform.ErrAppNotResponding) {
+		if _, err := c.Tree(ctx, a.window(), all); !errors.Is(err, platform.ErrAppNotResponding) {
 			t.Errorf("Tree during the modal loop = %v, want ErrAppNotResponding", err)
 		}
 		// Close it from inside the application; then it answers again and the handler ran on.
@@ -435,7 +435,7 @@ func TestActSmallApp(t *testing.T) {
 			e, err := c.Element(ctx, status.Ref)
 			return err == nil && e.Node.Name == "response -7"
 		})
-		after, err := c.Tree(ctx, a.pid, a.bounds, all)
+		after, err := c.Tree(ctx, a.window(), all)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -470,7 +470,7 @@ func TestSetValuePassword(t *testing.T) {
 	a := startApp(t, python, "testdata/password.py")
 	var pw *platform.Node
 	testdesk.WaitFor(t, 10*time.Second, "the password entry", func() bool {
-		tree, err := c.Tree(context.Background(), a.pid, a.bounds, all)
+		tree, err := c.Tree(context.Background(), a.window(), all)
 		if err == nil {
 			pw = find(tree.Root, func(n *platform.Node) bool { return n.Role == "password text" })
 		}

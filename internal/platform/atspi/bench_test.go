@@ -23,14 +23,14 @@ func benchTree(b *testing.B, c *atspi.Client, limits platform.TreeLimits) {
 	a := startApp(b, "gtk3-widget-factory")
 	tree := treeWith(b, c, a, "Andrea")
 	ctx := context.Background()
-	warm, err := c.Tree(ctx, a.pid, a.bounds, limits) // fills the meta cache
+	warm, err := c.Tree(ctx, a.window(), limits) // fills the meta cache
 	if err != nil {
 		b.Fatal(err)
 	}
 	self, app := cpuSelf(), cpuOf(a.pid)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := c.Tree(ctx, a.pid, a.bounds, limits); err != nil {
+		if _, err := c.Tree(ctx, a.window(), limits); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -83,7 +83,7 @@ func BenchmarkTreeWidgetFactoryColdClient(b *testing.B) {
 		b.StopTimer()
 		c := connect(b, 2*time.Second)
 		b.StartTimer()
-		if _, err := c.Tree(ctx, a.pid, a.bounds, all); err != nil {
+		if _, err := c.Tree(ctx, a.window(), all); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

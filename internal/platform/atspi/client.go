@@ -25,6 +25,12 @@ type Options struct {
 	ModalGrace time.Duration
 	// Logger receives debug notes (fallback walks, skipped nodes); default: discard.
 	Logger *slog.Logger
+	// WindowsOf lists the windows of a process, so that Tree can tell a process's frames apart
+	// by the windows they belong to; nil: only the window asked for is considered.
+	WindowsOf func(ctx context.Context, pid int) ([]platform.Window, error)
+	// Window re-reads one window, for the origin of bridges that report window-relative
+	// extents when an element is re-read by ref; nil: such elements have no bounds.
+	Window func(ctx context.Context, handle uint32) (platform.Window, error)
 }
 
 // Client reads accessibility trees from the AT-SPI bus. It is safe for concurrent use; all
@@ -35,8 +41,10 @@ type Client struct {
 	opts Options
 	log  *slog.Logger
 
-	mu   sync.Mutex
-	pids map[string]int // unique bus name → process id; bus names are never reused
+	mu      sync.Mutex
+	pids    map[string]int    // unique bus name → process id; bus names are never reused
+	bridges map[string]bridge // unique bus name → what its accessibility bridge serves safely
+	frames  map[objRef]uint32 // frame → its X window, for bridges with window-relative extents
 
 	calls atomic.Int64 // D-Bus calls made, for the debug log
 
@@ -114,7 +122,8 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 	if err != nil {
 		return nil, fmt.Errorf("%w: accessibility bus %s: %v", platform.ErrAtspiUnavailable, addr, err)
 	}
-	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int), hub: h}
+	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int), bridges: make(map[string]bridge),
+		frames: make(map[objRef]uint32), hub: h}
 	if err := c.registerEvent(ctx, registeredEvent); err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("%w: Registry.RegisterEvent: %v", platform.ErrAtspiUnavailable, err)
@@ -256,6 +265,16 @@ func (c *Client) forget(live map[string]bool) {
 	for name := range c.pids {
 		if !live[name] {
 			delete(c.pids, name)
+		}
+	}
+	for name := range c.bridges {
+		if !live[name] {
+			delete(c.bridges, name)
+		}
+	}
+	for r := range c.frames {
+		if !live[r.Bus] {
+			delete(c.frames, r)
 		}
 	}
 	c.mu.Unlock()

@@ -45,6 +45,9 @@ type app struct {
 	bounds platform.Rect // the X window in root coordinates, as the x11 backend reports it
 }
 
+// window is the app's window as the x11 backend would describe it to Tree.
+func (a app) window() platform.Window { return platform.Window{ProcessID: a.pid, Bounds: a.bounds} }
+
 func startApp(t testing.TB, argv ...string) app {
 	t.Helper()
 	p := testdesk.Start(t, argv...)
@@ -124,7 +127,7 @@ func treeWith(t testing.TB, c *atspi.Client, a app, name string) platform.Tree {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
-		tree, err = c.Tree(ctx, a.pid, a.bounds, all)
+		tree, err = c.Tree(ctx, a.window(), all)
 		if err != nil || find(tree.Root, func(n *platform.Node) bool { return n.Name == name }) == nil {
 			return false
 		}

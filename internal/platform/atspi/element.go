@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/godbus/dbus/v5"
-
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -43,6 +41,10 @@ func (o *object) role() string { return o.n.role() }
 // inspect re-reads r with a few pipelined calls, using the client's meta cache for what
 // never changes. A dead, defunct or detached object fails with platform.ErrElementStale.
 func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*object, error) {
+	// The bridge first: its profile decides which calls are safe and how states read.
+	if _, err := c.bridgeOf(ctx, r.Bus); err != nil {
+		return nil, err
+	}
 	n := &node{ref: r, info: &objInfo{childCount: -1}}
 	o := &object{n: n, index: noIndex}
 	info := n.info
@@ -59,7 +61,7 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 		if err != nil {
 			return nodeFailure(n, orDead(f), err)
 		}
-		info.states = bitsFrom(words)
+		info.states = words
 		return nil
 	})
 	if what&withProps != 0 {
@@ -166,29 +168,31 @@ func staleErr(r objRef, why string) error {
 	return fmt.Errorf("%w: %s: %s", platform.ErrElementStale, FormatRef(r.Bus, r.Path), why)
 }
 
-// readProps reads name, description, child count, accessible id and parent in one GetAll,
-// with single reads for bridges without GetAll.
+// readProps reads name, description, child count, accessible id and parent in one GetAll where
+// the bridge serves it safely, one property at a time elsewhere.
 func (c *Client) readProps(ctx context.Context, o *object) error {
 	n, r := o.n, o.n.ref
 	info := n.info
-	call, f, err := c.call(ctx, r.Bus, r.Path, propGetAll, ifAccessible)
-	if err == nil {
-		var props map[string]dbus.Variant
-		if call.Store(&props) == nil {
-			_ = props["Name"].Store(&info.name)
-			_ = props["Description"].Store(&info.desc)
-			_ = props["ChildCount"].Store(&info.childCount)
-			if v, ok := props["Parent"]; ok {
-				o.parentKnown = v.Store(&o.parent) == nil
-			}
-			if v, ok := props["AccessibleId"]; ok {
-				_ = v.Store(&info.id)
-				info.idKnown = true
-			}
-			return nil
-		}
-	} else if f.fatal() || f == failDead {
+	b, err := c.bridgeOf(ctx, r.Bus)
+	if err != nil {
+		return err
+	}
+	props, ok, f, err := c.getAllProps(ctx, b, r, ifAccessible)
+	switch {
+	case err != nil && (f.fatal() || f == failDead):
 		return nodeFailure(n, f, err)
+	case ok:
+		_ = props["Name"].Store(&info.name)
+		_ = props["Description"].Store(&info.desc)
+		_ = props["ChildCount"].Store(&info.childCount)
+		if v, ok := props["Parent"]; ok {
+			o.parentKnown = v.Store(&o.parent) == nil
+		}
+		if v, ok := props["AccessibleId"]; ok {
+			_ = v.Store(&info.id)
+			info.idKnown = true
+		}
+		return nil
 	}
 	for _, p := range []struct {
 		name string
@@ -224,9 +228,14 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 	if err != nil {
 		return platform.Element{}, err
 	}
-	w := &walker{c: c, nodes: []*node{o.n}}
+	w := &walker{c: c, bridge: c.knownBridge(bus), nodes: []*node{o.n}}
 	if err := run(ctx, nil, w.enrichJobs(w.nodes)); err != nil {
 		return platform.Element{}, err
+	}
+	if w.bridge.windowCoords && o.n.extents != nil {
+		if w.origin, err = c.originOf(ctx, o.n.ref); err != nil {
+			return platform.Element{}, err
+		}
 	}
 	if o.n.dead.Load() {
 		return platform.Element{}, staleErr(o.n.ref, "it disappeared while being read")
@@ -315,13 +324,17 @@ func (c *Client) focusedIn(ctx context.Context, app objRef) (focused, showing []
 		return focused, showing, nil
 	}
 	all := platform.TreeLimits{MaxDepth: 1000, MaxNodes: 100_000}
-	w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, limits: all}
+	b, err := c.bridgeOf(ctx, app.Bus)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, bridge: b, limits: all}
 	tops, err := w.topLevels(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, top := range tops {
-		tw := &walker{c: c, sem: w.sem, app: app, limits: all}
+		tw := &walker{c: c, sem: w.sem, app: app, bridge: b, limits: all}
 		t, err := tw.tree(ctx, top)
 		if err != nil {
 			return nil, nil, err

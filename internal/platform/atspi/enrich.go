@@ -94,7 +94,7 @@ func nodeFailure(n *node, f failure, err error) error {
 func (w *walker) extentsJob(n *node) job {
 	return func(ctx context.Context) error {
 		n.extDone = true
-		r, ok, f, err := w.c.extents(ctx, n.ref)
+		r, ok, f, err := w.c.extents(ctx, n.ref, w.bridge.coordType())
 		if err != nil {
 			return nodeFailure(n, f, err)
 		}
@@ -164,7 +164,7 @@ func (w *walker) textJob(n *node) job {
 	return func(ctx context.Context) error {
 		bus, path := n.ref.Bus, n.ref.Path
 		end := int32(-1)
-		if !shortText(n.info) {
+		if !w.bridge.wholeText || !shortText(n.info) {
 			// Not GetText(0, -1) on a document or terminal: that transfers all of it. Not
 			// GetText(0, limit) blindly either: implementations need not clamp an end past the
 			// text, so read the length first.

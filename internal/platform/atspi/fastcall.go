@@ -58,18 +58,18 @@ func (c *Client) fastResult(r *dbuswire.Reply, err error, dest string, path dbus
 	return nil, classify(err), c.callError(err, dest, path, iface+"."+member)
 }
 
-// extents reads Component.GetExtents in screen coordinates; ok is false when the reply
-// could not be decoded.
-func (c *Client) extents(ctx context.Context, ref objRef) (r [4]int32, ok bool, f failure, err error) {
+// extents reads Component.GetExtents in the coordinate type given (coordScreen or
+// coordWindow); ok is false when the reply could not be decoded.
+func (c *Client) extents(ctx context.Context, ref objRef, coords uint32) (r [4]int32, ok bool, f failure, err error) {
 	if fc := c.fastConn(); fc != nil {
-		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifComponent, "GetExtents", uint32(0)) // 0 = screen
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifComponent, "GetExtents", coords)
 		if err != nil {
 			return r, false, f, err
 		}
 		r, derr := rep.Int32x4()
 		return r, derr == nil, 0, nil
 	}
-	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifComponent+".GetExtents", uint32(0))
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifComponent+".GetExtents", coords)
 	if err != nil {
 		return r, false, f, err
 	}
@@ -99,22 +99,22 @@ func (c *Client) callString(ctx context.Context, ref objRef, iface, member strin
 }
 
 // states reads Accessible.GetState.
-func (c *Client) states(ctx context.Context, ref objRef) ([]uint32, failure, error) {
+func (c *Client) states(ctx context.Context, ref objRef) (stateBits, failure, error) {
 	var words []uint32
 	if fc := c.fastConn(); fc != nil {
 		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetState")
 		if err != nil {
-			return nil, f, err
+			return stateBits{}, f, err
 		}
 		words, _ = rep.Uint32s()
-		return words, 0, nil
+	} else {
+		call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetState")
+		if err != nil {
+			return stateBits{}, f, err
+		}
+		_ = call.Store(&words)
 	}
-	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetState")
-	if err != nil {
-		return nil, f, err
-	}
-	_ = call.Store(&words)
-	return words, 0, nil
+	return c.knownBridge(ref.Bus).normalize(bitsFrom(words)), 0, nil
 }
 
 // fastProperty reads a property of a basic type into v (*int32, *uint32, *float64, *string

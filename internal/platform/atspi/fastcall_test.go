@@ -79,7 +79,7 @@ func TestFastPathSameResults(t *testing.T) {
 	bounds := *frame.extents
 	tree := func() string {
 		t.Helper()
-		tr, err := c.Tree(ctx, pid, bounds, platform.TreeLimits{MaxDepth: 100, MaxNodes: 100000})
+		tr, err := c.Tree(ctx, platform.Window{ProcessID: pid, Bounds: bounds}, platform.TreeLimits{MaxDepth: 100, MaxNodes: 100000})
 		if err != nil {
 			t.Fatal(err)
 		}

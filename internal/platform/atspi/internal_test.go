@@ -124,30 +124,6 @@ func TestBuildSnapshot(t *testing.T) {
 	}
 }
 
-func TestFrameScore(t *testing.T) {
-	win := platform.Rect{X: 100, Y: 100, Width: 800, Height: 600}
-	mk := func(r *platform.Rect, states ...int) *node {
-		var b stateBits
-		for _, s := range states {
-			b[s/32] |= 1 << (s % 32)
-		}
-		return &node{info: &objInfo{states: b}, extents: r}
-	}
-	exact := mk(&win, stateShowing)
-	csd := mk(&platform.Rect{X: 74, Y: 74, Width: 852, Height: 652}, stateShowing) // shadows around
-	other := mk(&platform.Rect{X: 0, Y: 0, Width: 300, Height: 200}, stateShowing, 1)
-	hidden := mk(nil)
-	if !(frameScore(exact, win) > frameScore(csd, win) && frameScore(csd, win) > frameScore(other, win) &&
-		frameScore(other, win) > frameScore(hidden, win)) {
-		t.Errorf("scores: exact %v csd %v other %v hidden %v", frameScore(exact, win), frameScore(csd, win),
-			frameScore(other, win), frameScore(hidden, win))
-	}
-	// Without bounds, an active showing frame wins.
-	if !(frameScore(other, platform.Rect{}) > frameScore(exact, platform.Rect{})) {
-		t.Error("active frame should win without bounds")
-	}
-}
-
 func TestRun(t *testing.T) {
 	t.Run("bounded and complete", func(t *testing.T) {
 		var cur, peak, done atomic.Int64

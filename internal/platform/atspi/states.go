@@ -27,6 +27,7 @@ const (
 	stateSensitive          = 24
 	stateShowing            = 25
 	stateSingleLine         = 26
+	stateVisible            = 30
 	stateManagesDescendants = 31
 )
 

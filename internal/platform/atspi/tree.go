@@ -46,6 +46,8 @@ type walker struct {
 	c      *Client
 	sem    chan struct{} // bounds this walk's calls in flight across concurrent batches
 	app    objRef
+	bridge bridge              // what the application's bridge serves safely
+	origin *platform.Point     // the window's origin, for bridges with window-relative extents
 	snap   map[objRef]*objInfo // nil: the application has no cache; describe by calls
 	limits platform.TreeLimits
 
@@ -56,18 +58,20 @@ type walker struct {
 	timings   []any // phase durations for the debug log
 }
 
-// Tree returns the accessibility tree of the application frame that belongs to pid and whose
-// extents best match bounds (the window's client area in root coordinates: client-side
-// decorated GTK windows have larger frames and often empty names, so frames are matched by
-// pid and extents, never by title). The root is that frame, at depth 0.
+// Tree returns the accessibility tree of the application frame that belongs to the window win:
+// among the top-level objects of the applications of win's process, the one frames.go matches
+// to it by title, geometry, kind and focus, against the process's other windows (from
+// Options.WindowsOf). The root is that frame, at depth 0.
 //
 // Limits below 1 node or depth 0 are raised to them. A hung application fails with
 // platform.ErrAppNotResponding within the call deadline; a pid with no registered
-// application, or an application without a frame, fails with platform.ErrNoAccessibleTree.
-func (c *Client) Tree(ctx context.Context, pid int, bounds platform.Rect, limits platform.TreeLimits) (platform.Tree, error) {
+// application, or an application without a frame, fails with platform.ErrNoAccessibleTree;
+// frames that the clues cannot tell apart fail with platform.ErrFrameAmbiguous.
+func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.TreeLimits) (platform.Tree, error) {
 	limits.MaxNodes = max(limits.MaxNodes, 1)
 	limits.MaxDepth = max(limits.MaxDepth, 0)
 	start, calls := time.Now(), c.calls.Load()
+	pid := win.ProcessID
 	apps, err := c.appsOf(ctx, pid)
 	if err != nil {
 		return platform.Tree{}, err
@@ -78,14 +82,19 @@ func (c *Client) Tree(ctx context.Context, pid int, bounds platform.Rect, limits
 			platform.ErrNoAccessibleTree, pid)
 	}
 	var (
-		best      *node
-		bestW     *walker
-		bestScore = -1.0
-		frames    int
-		firstErr  error
+		cands    []frameCandidate
+		walkers  = map[*node]*walker{}
+		firstErr error
 	)
 	for _, app := range apps {
-		w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, limits: limits}
+		b, err := c.bridgeOf(ctx, app.Bus)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, bridge: b, limits: limits}
 		tops, err := w.topLevels(ctx)
 		if err != nil {
 			// Another application of the same process may still answer.
@@ -94,23 +103,42 @@ func (c *Client) Tree(ctx context.Context, pid int, bounds platform.Rect, limits
 			}
 			continue
 		}
-		frames += len(tops)
 		for _, t := range tops {
-			if s := frameScore(t, bounds); s > bestScore {
-				best, bestW, bestScore = t, w, s
-			}
+			cands = append(cands, frameCandidate{node: t, relative: b.windowCoords})
+			walkers[t] = w
 		}
 	}
-	if best == nil {
+	if len(cands) == 0 {
 		if firstErr != nil {
 			return platform.Tree{}, firstErr
 		}
 		return platform.Tree{}, fmt.Errorf("%w: the application of pid %d has no frame; use capture and pixel input instead",
 			platform.ErrNoAccessibleTree, pid)
 	}
-	if frames > 1 && !bounds.Empty() && overlap(best, bounds) == 0 {
-		return platform.Tree{}, fmt.Errorf("%w: none of the %d frames of pid %d overlaps the window at %+v; use capture and pixel input instead",
-			platform.ErrNoAccessibleTree, frames, pid, bounds)
+	var others []platform.Window
+	if len(cands) > 1 && c.opts.WindowsOf != nil {
+		ws, err := c.opts.WindowsOf(ctx, pid)
+		if err != nil {
+			return platform.Tree{}, err
+		}
+		for _, o := range ws {
+			if o.Handle != win.Handle {
+				others = append(others, o)
+			}
+		}
+	}
+	best, err := matchFrame(cands, win, others)
+	if err != nil {
+		return platform.Tree{}, err
+	}
+	if best == nil {
+		return platform.Tree{}, fmt.Errorf("%w: none of the %d frames of pid %d fits the window %q at %+v; use capture and pixel input instead",
+			platform.ErrNoAccessibleTree, len(cands), pid, win.Title, win.Bounds)
+	}
+	bestW := walkers[best]
+	if bestW.bridge.windowCoords {
+		bestW.origin = &platform.Point{X: win.Bounds.X, Y: win.Bounds.Y}
+		c.rememberFrame(best.ref, win.Handle)
 	}
 	bestW.timings = append(bestW.timings, "frames", time.Since(start))
 	t, err := bestW.tree(ctx, best)
@@ -121,35 +149,6 @@ func (c *Client) Tree(ctx context.Context, pid int, bounds platform.Rect, limits
 	return t, err
 }
 
-// frameScore rates how well a top-level object matches the window: the overlap of their
-// rectangles, with small bonuses that break ties towards showing and active frames. Without
-// usable bounds only the bonuses count.
-func frameScore(n *node, bounds platform.Rect) float64 {
-	s := overlap(n, bounds)
-	if n.info.states.has(stateShowing) {
-		s += 1e-3
-	}
-	if n.info.states.has(stateActive) {
-		s += 1e-4
-	}
-	return s
-}
-
-// overlap is the intersection of the object's extents and bounds over their union: 1 when
-// they are the same rectangle, 0 when they do not meet or either is unknown.
-func overlap(n *node, bounds platform.Rect) float64 {
-	if n.extents == nil || bounds.Empty() {
-		return 0
-	}
-	in := n.extents.Intersect(bounds)
-	if in.Empty() {
-		return 0
-	}
-	inter := float64(in.Width) * float64(in.Height)
-	union := float64(n.extents.Width)*float64(n.extents.Height) + float64(bounds.Width)*float64(bounds.Height) - inter
-	return inter / union
-}
-
 // topLevels returns the application's top-level objects (frames, dialogs, windows) with their
 // extents. It fetches the application's cache first.
 func (w *walker) topLevels(ctx context.Context) ([]*node, error) {
@@ -158,6 +157,11 @@ func (w *walker) topLevels(ctx context.Context) ([]*node, error) {
 		return nil, err
 	}
 	w.snap = snap
+	if w.bridge.noShowing {
+		for _, info := range snap {
+			info.states = w.bridge.normalize(info.states)
+		}
+	}
 	app := &node{ref: w.app, depth: -1}
 	if info := snap[w.app]; info != nil && info.childrenComplete {
 		app.kidRefs = info.children
@@ -424,7 +428,7 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 			if err != nil {
 				return nodeFailure(n, deadUnlessFatal(f), err)
 			}
-			info.states = bitsFrom(words)
+			info.states = words
 			return nil
 		}, func(ctx context.Context) error {
 			return w.accessibleProps(ctx, n)
@@ -433,21 +437,25 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 	return run(ctx, w.sem, jobs)
 }
 
-// accessibleProps reads name, description, child count and accessible id in one GetAll,
-// falling back to single reads for bridges without GetAll.
+// accessibleProps reads name, description, child count and accessible id in one GetAll where
+// the bridge serves it safely, and one property at a time elsewhere.
 func (w *walker) accessibleProps(ctx context.Context, n *node) error {
-	bus, path, info := n.ref.Bus, n.ref.Path, n.info
-	handled, f, err := w.c.fastAccessibleAll(ctx, n.ref, info)
-	if handled && err == nil {
-		return nil
-	}
-	var call *dbus.Call
-	if !handled {
-		call, f, err = w.c.call(ctx, bus, path, propGetAll, ifAccessible)
-	}
-	if err == nil {
-		var props map[string]dbus.Variant
-		if call.Store(&props) == nil {
+	info := n.info
+	if w.bridge.getAll {
+		handled, f, err := w.c.fastAccessibleAll(ctx, n.ref, info)
+		var (
+			props map[string]dbus.Variant
+			ok    bool
+		)
+		if !handled {
+			props, ok, f, err = w.c.getAllProps(ctx, w.bridge, n.ref, ifAccessible)
+		}
+		switch {
+		case handled && err == nil:
+			return nil
+		case err != nil && (f.fatal() || f == failDead):
+			return nodeFailure(n, f, err)
+		case ok:
 			_ = props["Name"].Store(&info.name)
 			_ = props["Description"].Store(&info.desc)
 			_ = props["ChildCount"].Store(&info.childCount)
@@ -457,21 +465,30 @@ func (w *walker) accessibleProps(ctx context.Context, n *node) error {
 			info.idKnown = true
 			return nil
 		}
-	} else if f.fatal() {
-		return err
-	} else if f == failDead {
-		n.dead.Store(true)
-		return nil
+		// A bridge that refused GetAll: read the properties one by one.
 	}
 	for _, p := range []struct {
 		name string
 		v    any
 	}{{"Name", &info.name}, {"Description", &info.desc}, {"ChildCount", &info.childCount}} {
-		if f, err := w.c.property(ctx, bus, path, ifAccessible, p.name, p.v); err != nil {
+		if f, err := w.c.property(ctx, n.ref.Bus, n.ref.Path, ifAccessible, p.name, p.v); err != nil {
 			return nodeFailure(n, f, err)
 		}
 	}
 	return nil
+}
+
+// screenRect converts extents as the bridge reported them to screen coordinates: nil when the
+// bridge reports window-relative ones and the window's origin is not known (an element without
+// bounds, never one at the screen's corner).
+func (w *walker) screenRect(r *platform.Rect) *platform.Rect {
+	if r == nil || !w.bridge.windowCoords {
+		return r
+	}
+	if w.origin == nil {
+		return nil
+	}
+	return &platform.Rect{X: r.X + w.origin.X, Y: r.Y + w.origin.Y, Width: r.Width, Height: r.Height}
 }
 
 // convert builds the platform tree from the live nodes and returns it with its size.
@@ -493,7 +510,7 @@ func (w *walker) convert(n *node) (*platform.Node, int) {
 	}
 	if n.info.states.has(stateShowing) {
 		// Frames are measured before this check to match windows; hidden ones keep no bounds.
-		out.Bounds = n.extents
+		out.Bounds = w.screenRect(n.extents)
 	}
 	count := 1
 	for _, k := range n.kids {

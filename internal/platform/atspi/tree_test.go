@@ -131,7 +131,7 @@ func TestWidgetFactory(t *testing.T) {
 			{platform.TreeLimits{MaxDepth: 100, MaxNodes: len(order)}, len(order), false},
 		} {
 			t.Run(fmt.Sprintf("depth%d-nodes%d", tc.limits.MaxDepth, tc.limits.MaxNodes), func(t *testing.T) {
-				tree, err := c.Tree(ctx, a.pid, a.bounds, tc.limits)
+				tree, err := c.Tree(ctx, a.window(), tc.limits)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -191,7 +191,7 @@ func TestWidgetFactory(t *testing.T) {
 				t.Errorf("ParseRef(%q) = %q %q %v", n.Ref, bus, path, err)
 			}
 		})
-		again, err := c.Tree(ctx, a.pid, a.bounds, all)
+		again, err := c.Tree(ctx, a.window(), all)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestWidgetFactory(t *testing.T) {
 	t.Run("fallback walk agrees with the cache", func(t *testing.T) {
 		slow := connect(t, 2*time.Second)
 		atspi.WalkWithoutCache(slow)
-		tree, err := slow.Tree(ctx, a.pid, a.bounds, all)
+		tree, err := slow.Tree(ctx, a.window(), all)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +316,7 @@ func TestWidgetFactory(t *testing.T) {
 			t.Fatalf("DoAction: %v %v", ok, err)
 		}
 		testdesk.WaitFor(t, 5*time.Second, "checked state to flip", func() bool {
-			tree, err := c.Tree(ctx, a.pid, a.bounds, all)
+			tree, err := c.Tree(ctx, a.window(), all)
 			if err != nil {
 				return false
 			}
@@ -352,7 +352,7 @@ func TestHungApplication(t *testing.T) {
 	otherTree := func() (platform.Tree, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return c.Tree(ctx, other.pid, other.bounds, queryDefaults)
+		return c.Tree(ctx, other.window(), queryDefaults)
 	}
 	testdesk.WaitFor(t, 15*time.Second, "gtk3-demo tree", func() bool { _, err := otherTree(); return err == nil })
 
@@ -377,7 +377,7 @@ func TestHungApplication(t *testing.T) {
 	wg.Go(func() {
 		defer close(hungDone)
 		start := time.Now()
-		_, hungErr = c.Tree(context.Background(), hung.pid, hung.bounds, queryDefaults)
+		_, hungErr = c.Tree(context.Background(), hung.window(), queryDefaults)
 		hungTook = time.Since(start)
 	})
 	// The other application answers while the hung one's calls wait for their deadline.
@@ -436,7 +436,7 @@ func TestNoAccessibleTree(t *testing.T) {
 		p := testdesk.Start(t, "xmessage", "no accessibility here")
 		// Xaw sets no _NET_WM_PID: find the window by class.
 		w := waitWindowClass(t, "Xmessage", 10*time.Second)
-		_, err := c.Tree(ctx, p.PID, windowBounds(t, w), queryDefaults)
+		_, err := c.Tree(ctx, platform.Window{Handle: w, ProcessID: p.PID, Bounds: windowBounds(t, w)}, queryDefaults)
 		if !errors.Is(err, platform.ErrNoAccessibleTree) {
 			t.Fatalf("Tree = %v, want ErrNoAccessibleTree", err)
 		}
@@ -446,7 +446,7 @@ func TestNoAccessibleTree(t *testing.T) {
 	})
 	t.Run("process without a window", func(t *testing.T) {
 		p := testdesk.Start(t, "sleep", "60")
-		if _, err := c.Tree(ctx, p.PID, platform.Rect{}, queryDefaults); !errors.Is(err, platform.ErrNoAccessibleTree) {
+		if _, err := c.Tree(ctx, platform.Window{ProcessID: p.PID}, queryDefaults); !errors.Is(err, platform.ErrNoAccessibleTree) {
 			t.Fatalf("Tree = %v, want ErrNoAccessibleTree", err)
 		}
 	})
@@ -478,7 +478,7 @@ func TestPasswordMaskedLive(t *testing.T) {
 	var tree platform.Tree
 	testdesk.WaitFor(t, 10*time.Second, "both entries in the tree", func() bool {
 		var err error
-		tree, err = c.Tree(context.Background(), a.pid, a.bounds, all)
+		tree, err = c.Tree(context.Background(), a.window(), all)
 		return err == nil && find(tree.Root, func(n *platform.Node) bool { return n.Role == "password text" }) != nil &&
 			find(tree.Root, func(n *platform.Node) bool { return n.Value != nil && *n.Value == "visible text" }) != nil
 	})

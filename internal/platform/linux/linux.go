@@ -55,7 +55,8 @@ func (d *Desktop) atspi(ctx context.Context) (*atspi.Client, error) {
 	if d.a != nil {
 		return d.a, nil
 	}
-	a, err := atspi.Connect(ctx, d.cfg.DBusAddress, atspi.Options{CallTimeout: d.cfg.AtspiCallTimeout, Logger: d.cfg.Logger})
+	a, err := atspi.Connect(ctx, d.cfg.DBusAddress, atspi.Options{CallTimeout: d.cfg.AtspiCallTimeout, Logger: d.cfg.Logger,
+		WindowsOf: d.windowsOf, Window: d.x.Window})
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,22 @@ func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.T
 		return platform.Tree{}, fmt.Errorf("%w: window %d does not say which process owns it (_NET_WM_PID unset); use capture and pixel input",
 			platform.ErrNoAccessibleTree, w.Handle)
 	}
-	return withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Tree(ctx, w.ProcessID, w.Bounds, limits) })
+	return withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Tree(ctx, w, limits) })
+}
+
+// windowsOf lists the windows of process pid, for telling its accessible frames apart.
+func (d *Desktop) windowsOf(ctx context.Context, pid int) ([]platform.Window, error) {
+	ws, err := d.x.Windows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := ws[:0]
+	for _, w := range ws {
+		if w.ProcessID == pid {
+			out = append(out, w)
+		}
+	}
+	return out, nil
 }
 
 // Element implements platform.Desktop.

@@ -1,0 +1,248 @@
+package atspi
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// Matching X windows to accessible frames. Toolkits make this hard in different ways
+// (shared/spec/linux-desktop-notes.md): GTK 3 client-side-decorated frames are larger than the
+// window and often nameless; GTK 4 reports every frame at 0,0; Swing reports no rectangles at
+// all; a process often has a main window and a dialog. So a frame is scored against a window on
+// every clue together — title, dialog-ness, geometry, focus — and the frames of a process are
+// assigned to its windows as a whole, so a dialog claims the dialog frame and leaves the main
+// frame to the main window. When the clues cannot tell two frames apart for the window asked
+// for, the match fails (errFrameAmbiguous) rather than hand back another window's tree.
+
+// frameCandidate is one top-level accessible object of the window's process.
+type frameCandidate struct {
+	node *node
+	// relative: the bridge reports window-relative extents, so only the size says anything.
+	relative bool
+}
+
+// frameScore rates how well frame f matches window w; higher is better. The parts, in the
+// order they usually decide: the frame's name against the title (frames are named after their
+// window by every toolkit but GTK 3 with client-side decorations, which leaves many nameless),
+// the geometry (intersection over union; the size alone for window-relative bridges), the kind
+// (a dialog window and a dialog frame), and the focus (the active frame belongs to the focused
+// window), and at last a preference for frames that are showing.
+func frameScore(f frameCandidate, w platform.Window) float64 {
+	n := f.node
+	s := 0.0
+	name, title := strings.TrimSpace(n.info.name), strings.TrimSpace(w.Title)
+	switch {
+	case name == "" || title == "":
+	case name == title:
+		s += 4
+	case strings.Contains(strings.ToLower(title), strings.ToLower(name)) ||
+		strings.Contains(strings.ToLower(name), strings.ToLower(title)):
+		s += 2
+	default:
+		s -= 2
+	}
+	if n.extents != nil && !w.Bounds.Empty() {
+		if f.relative {
+			s += 3 * sizeOverlap(*n.extents, w.Bounds)
+		} else {
+			s += 3 * overlap(*n.extents, w.Bounds)
+		}
+	}
+	if dialogWindow(w) != dialogRole(n.role()) {
+		s -= 1
+	}
+	switch active := n.info.states.has(stateActive); {
+	case active && w.Focused:
+		s += 0.5
+	case active:
+		s -= 0.5
+	}
+	if n.info.states.has(stateShowing) {
+		s += 0.1
+	}
+	return s
+}
+
+// frameTie is how close two frames' scores may come before the clues are taken to be unable to
+// tell them apart; every clue that counts is worth more.
+const frameTie = 0.05
+
+// errFrameAmbiguous is returned by matchFrame when the window's frame cannot be told apart from
+// another frame of the same process.
+type errFrameAmbiguous struct {
+	window platform.Window
+	frames []*node
+}
+
+func (e *errFrameAmbiguous) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: the accessible frames of pid %d cannot be told apart for window %d %q (", platform.ErrFrameAmbiguous,
+		e.window.ProcessID, e.window.Handle, e.window.Title)
+	for i, n := range e.frames {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %q", n.role(), n.info.name)
+	}
+	b.WriteString("); bring the window to the foreground (window action foreground) and retry, or use capture and pixel input")
+	return b.String()
+}
+
+func (e *errFrameAmbiguous) Unwrap() error { return platform.ErrFrameAmbiguous }
+
+// matchFrame picks the frame of target among frames, given the other windows of the same
+// process (which claim the frames that fit them better). It returns nil when no frame has
+// anything in common with the window (a process with several frames none of which fits).
+func matchFrame(frames []frameCandidate, target platform.Window, others []platform.Window) (*node, error) {
+	if len(frames) == 1 && len(others) == 0 {
+		return frames[0].node, nil
+	}
+	windows := append([]platform.Window{target}, others...)
+	type pair struct {
+		w, f  int
+		score float64
+	}
+	var pairs []pair
+	for wi, w := range windows {
+		for fi, f := range frames {
+			pairs = append(pairs, pair{wi, fi, frameScore(f, w)})
+		}
+	}
+	// Greedy assignment, best pairs first: exact enough for the handful of windows a process
+	// shows, and stable (ties keep the bottom-to-top window order and the application's frame
+	// order).
+	slices.SortStableFunc(pairs, func(a, b pair) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	})
+	frameOf := make([]int, len(windows))
+	windowOf := make([]int, len(frames))
+	for i := range frameOf {
+		frameOf[i] = -1
+	}
+	for i := range windowOf {
+		windowOf[i] = -1
+	}
+	for _, p := range pairs {
+		if frameOf[p.w] == -1 && windowOf[p.f] == -1 {
+			frameOf[p.w], windowOf[p.f] = p.f, p.w
+		}
+	}
+	best := frameOf[0]
+	if best == -1 {
+		return nil, nil // more windows than frames, and the others fit every frame better
+	}
+	bestScore := frameScore(frames[best], target)
+	if bestScore <= 0 && len(frames) > 1 {
+		return nil, nil
+	}
+	// A frame that no other window claimed and that fits the target as well is a tie the clues
+	// cannot break.
+	ties := []*node{frames[best].node}
+	for fi, f := range frames {
+		if fi != best && windowOf[fi] == -1 && frameScore(f, target) > bestScore-frameTie {
+			ties = append(ties, f.node)
+		}
+	}
+	if len(ties) > 1 {
+		return nil, &errFrameAmbiguous{window: target, frames: ties}
+	}
+	return frames[best].node, nil
+}
+
+// dialogWindow reports a window the window manager is told is a dialog: typed so, or transient
+// for another window (toolkits that set no type still set WM_TRANSIENT_FOR on dialogs).
+func dialogWindow(w platform.Window) bool {
+	switch w.Type {
+	case "dialog", "utility", "notification", "splash":
+		return true
+	case "normal":
+		return false
+	}
+	return w.TransientFor != 0
+}
+
+// dialogRole reports frame roles that toolkits give dialogs.
+func dialogRole(role string) bool {
+	switch role {
+	case "dialog", "alert", "file chooser", "color chooser", "font chooser":
+		return true
+	}
+	return false
+}
+
+// overlap is the intersection of a and b over their union: 1 when they are the same rectangle,
+// 0 when they do not meet or either is empty.
+func overlap(a, b platform.Rect) float64 {
+	if a.Empty() || b.Empty() {
+		return 0
+	}
+	in := a.Intersect(b)
+	if in.Empty() {
+		return 0
+	}
+	inter := float64(in.Width) * float64(in.Height)
+	union := float64(a.Width)*float64(a.Height) + float64(b.Width)*float64(b.Height) - inter
+	return inter / union
+}
+
+// sizeOverlap compares sizes only, as if both rectangles stood at the origin.
+func sizeOverlap(a, b platform.Rect) float64 {
+	return overlap(platform.Rect{Width: a.Width, Height: a.Height}, platform.Rect{Width: b.Width, Height: b.Height})
+}
+
+// rememberFrame notes which X window a frame was matched to, so elements re-read by ref under
+// it can be placed on screen by bridges that report window-relative extents.
+func (c *Client) rememberFrame(frame objRef, handle uint32) {
+	c.mu.Lock()
+	c.frames[frame] = handle
+	c.mu.Unlock()
+}
+
+// maxAncestors bounds the walk up from an element to its frame.
+const maxAncestors = 64
+
+// originOf finds the screen origin of the window that r lies in, for bridges with
+// window-relative extents: up the parents to the top-level object, then the window that object
+// was last matched to. nil when that is not known (no Tree has matched the frame yet, or the
+// window is gone): the element then has no bounds rather than wrong ones.
+func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, error) {
+	if c.opts.Window == nil {
+		return nil, nil
+	}
+	cur := r
+	for range maxAncestors {
+		var parent objRef
+		f, err := c.property(ctx, cur.Bus, cur.Path, ifAccessible, "Parent", &parent)
+		if err != nil {
+			if f.fatal() {
+				return nil, err
+			}
+			return nil, nil
+		}
+		if parent.null() || parent.Path == appRoot {
+			break
+		}
+		cur = parent
+	}
+	c.mu.Lock()
+	handle, ok := c.frames[cur]
+	c.mu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	w, err := c.opts.Window(ctx, handle)
+	if err != nil {
+		return nil, nil
+	}
+	return &platform.Point{X: w.Bounds.X, Y: w.Bounds.Y}, nil
+}

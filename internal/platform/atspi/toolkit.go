@@ -1,0 +1,121 @@
+package atspi
+
+import (
+	"context"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// bridge is what mcec knows about one application's accessibility bridge: which calls it serves
+// safely and which facts it reports truthfully. Bridges differ more than the AT-SPI spec admits
+// (measured in shared/spec/linux-desktop-notes.md): Qt's segfaults on Properties.GetAll, GTK 4.8
+// reports window-relative extents, no SHOWING below the frame and "" for GetText(0, -1).
+type bridge struct {
+	Toolkit, Version string
+	// getAll: Properties.GetAll is safe. Only bridges measured safe get it (at-spi2-core's ATK
+	// bridge, behind GTK 3, LibreOffice, Firefox, Chromium and Java's ATK wrapper; GTK 4's GDBus);
+	// everything else is read one property at a time, as pyatspi does.
+	getAll bool
+	// windowCoords: extents are relative to the toplevel window whatever coordinate type is
+	// asked (GTK 4.8 prints "Screen coordinates not supported" and answers window-relative
+	// ones), so they are asked for in window coordinates and offset by the window's origin.
+	windowCoords bool
+	// noShowing: the bridge sets SHOWING only on top-level windows, so VISIBLE stands in for
+	// it below them (GTK 4.8).
+	noShowing bool
+	// wholeText: GetText(0, -1) returns the whole text. GTK 4.8 returns "" for it; such bridges
+	// are read as CharacterCount, then GetText(0, count).
+	wholeText bool
+}
+
+// AT-SPI coordinate types (AtspiCoordType).
+const (
+	coordScreen uint32 = 0
+	coordWindow uint32 = 1
+)
+
+// coordType is the coordinate type to ask extents in: window coordinates where the bridge
+// answers those whatever is asked (asking GTK 4 for screen ones prints a warning per call).
+func (b bridge) coordType() uint32 {
+	if b.windowCoords {
+		return coordWindow
+	}
+	return coordScreen
+}
+
+// bridgeFor derives the profile from Application.ToolkitName and Version.
+func bridgeFor(toolkit, version string) bridge {
+	b := bridge{Toolkit: toolkit, Version: version}
+	switch strings.ToLower(toolkit) {
+	case "gtk":
+		if strings.HasPrefix(version, "4.") {
+			// GTK 4 has its own bridge on GDBus (GetAll is GDBus's, safe).
+			b.getAll, b.windowCoords, b.noShowing = true, true, true
+			return b
+		}
+		b.getAll, b.wholeText = true, true
+	case "gecko", "chromium", "j2se-access-bridge", "atk wrapper", "java", "gail", "vcl":
+		// at-spi2-core's ATK bridge serves these.
+		b.getAll, b.wholeText = true, true
+	}
+	return b
+}
+
+// bridgeOf returns the profile of the application on bus, reading its toolkit once (bus names
+// are never reused). Reading Application properties one at a time is safe on every bridge. A
+// bridge that does not say gets the conservative profile; a hung application fails.
+func (c *Client) bridgeOf(ctx context.Context, bus string) (bridge, error) {
+	c.mu.Lock()
+	b, ok := c.bridges[bus]
+	c.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	var toolkit, version string
+	if f, err := c.property(ctx, bus, registryRoot, ifApplication, "ToolkitName", &toolkit); f.fatal() {
+		return bridge{}, err
+	}
+	if f, err := c.property(ctx, bus, registryRoot, ifApplication, "Version", &version); f.fatal() {
+		return bridge{}, err
+	}
+	b = bridgeFor(toolkit, version)
+	c.mu.Lock()
+	c.bridges[bus] = b
+	c.mu.Unlock()
+	return b, nil
+}
+
+// knownBridge returns the profile of bus when bridgeOf has read it, the conservative zero
+// profile otherwise (hot paths must not start a toolkit read of their own).
+func (c *Client) knownBridge(bus string) bridge {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bridges[bus]
+}
+
+// normalize makes a state set mean the same on every bridge: where SHOWING is set only on
+// top-level windows, VISIBLE stands in for it.
+func (b bridge) normalize(s stateBits) stateBits {
+	if b.noShowing && s.has(stateVisible) {
+		s[stateShowing/32] |= 1 << (stateShowing % 32)
+	}
+	return s
+}
+
+// getAllProps reads every property of iface on the object with one GetAll where the bridge is
+// known to serve it safely; ok is false where it is not (read single properties instead) or
+// the reply did not decode.
+func (c *Client) getAllProps(ctx context.Context, b bridge, ref objRef, iface string) (props map[string]dbus.Variant, ok bool, f failure, err error) {
+	if !b.getAll {
+		return nil, false, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, propGetAll, iface)
+	if err != nil {
+		return nil, false, f, err
+	}
+	if call.Store(&props) != nil {
+		return nil, false, 0, nil
+	}
+	return props, true, 0, nil
+}
