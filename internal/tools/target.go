@@ -135,6 +135,10 @@ type WindowInfo struct {
 	Width       int      `json:"width"`
 	Height      int      `json:"height"`
 	State       []string `json:"state"`
+	// TransientFor (WM_TRANSIENT_FOR) and Type (_NET_WM_WINDOW_TYPE) tell a dialog from its
+	// main window.
+	TransientFor uint32 `json:"transientFor,omitempty"`
+	Type         string `json:"type,omitempty"`
 }
 
 // windowInfo converts a platform window. State lists "minimized", "maximized" or "fullscreen"
@@ -157,6 +161,6 @@ func windowInfo(w platform.Window) WindowInfo {
 	return WindowInfo{
 		Handle: w.Handle, Title: w.Title, ClassName: w.ClassName, ProcessName: w.ProcessName,
 		ProcessID: w.ProcessID, X: w.Bounds.X, Y: w.Bounds.Y, Width: w.Bounds.Width, Height: w.Bounds.Height,
-		State: state,
+		State: state, TransientFor: w.TransientFor, Type: w.Type,
 	}
 }

@@ -15,6 +15,7 @@ var windowConditions = []string{"appears", "disappears", "foreground"}
 
 type windowsArgs struct {
 	Window    string `json:"window,omitempty" jsonschema:"Only windows whose title contains this, case-insensitive."`
+	Handle    uint32 `json:"handle,omitempty" jsonschema:"Only the window with this X11 window id."`
 	Process   string `json:"process,omitempty" jsonschema:"Only windows of this process name, case-insensitive."`
 	PID       int    `json:"pid,omitempty" jsonschema:"Only windows of this process id."`
 	ClassName string `json:"className,omitempty" jsonschema:"Only windows of this WM_CLASS class, case-insensitive."`
@@ -46,7 +47,7 @@ func windowsTool(env *Env) *catalog.Tool {
 		Result:      windowsResult{},
 		Errors:      []contract.Code{contract.CodeWindowsNoCriteria, contract.CodeUnknownCondition, contract.CodeBadArguments},
 		Run: func(ctx context.Context, call *catalog.Call, in *windowsArgs) (*catalog.Response, error) {
-			filter := WindowTarget{Window: in.Window, Process: in.Process, PID: in.PID, ClassName: in.ClassName}
+			filter := WindowTarget{Window: in.Window, Handle: in.Handle, Process: in.Process, PID: in.PID, ClassName: in.ClassName}
 			if in.Condition == "" && in.Timeout == 0 {
 				ws, err := env.Desktop.Windows(ctx)
 				if err != nil {
@@ -70,7 +71,7 @@ func waitWindows(ctx context.Context, env *Env, in *windowsArgs, filter WindowTa
 		return nil, contract.Errorf(contract.CodeUnknownCondition, "condition %q is not one of %s", in.Condition, strings.Join(windowConditions, ", "))
 	}
 	if filter.empty() {
-		return nil, contract.Errorf(contract.CodeWindowsNoCriteria, "a windows wait needs a filter: window, process, pid or className")
+		return nil, contract.Errorf(contract.CodeWindowsNoCriteria, "a windows wait needs a filter: window, handle, process, pid or className")
 	}
 	if err := checkTimeout(in.Timeout); err != nil {
 		return nil, err
