@@ -10,60 +10,6 @@ import (
 	"sync"
 )
 
-// BlankCheck is the result of Blank, as capture results report it.
-type BlankCheck struct {
-	Blank            bool    `json:"blank"`
-	DominantFraction float64 `json:"dominantFraction"`
-	DominantIsDark   bool    `json:"dominantIsDark"`
-}
-
-const (
-	// blankGrid bounds the samples: at most blankGrid x blankGrid pixels are read, whatever the size.
-	blankGrid = 64
-	// BlankThreshold is the dominant colour share at or above which a frame is blank.
-	BlankThreshold = 0.99
-	// darkMax is the highest 8-bit channel value a dark dominant colour may have.
-	darkMax = 40
-)
-
-// Blank samples a bounded grid of img, quantizes each sample to 5 bits per channel, and reports
-// the share of the most common colour. A share ≥ 0.99 is blank; the dominant colour is dark when
-// every channel of it is at most 40 of 255.
-func Blank(img *image.RGBA) BlankCheck {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if w <= 0 || h <= 0 {
-		return BlankCheck{Blank: true, DominantFraction: 1, DominantIsDark: true}
-	}
-	cols, rows := min(w, blankGrid), min(h, blankGrid)
-	counts := make(map[uint16]int, 64)
-	for j := range rows {
-		y := b.Min.Y + (2*j+1)*h/(2*rows)
-		for i := range cols {
-			x := b.Min.X + (2*i+1)*w/(2*cols)
-			o := img.PixOffset(x, y)
-			p := img.Pix[o : o+3 : o+3]
-			key := uint16(p[0]>>3)<<10 | uint16(p[1]>>3)<<5 | uint16(p[2]>>3)
-			counts[key]++
-		}
-	}
-	var dominant uint16
-	best := -1
-	for k, n := range counts {
-		if n > best || (n == best && k < dominant) {
-			dominant, best = k, n
-		}
-	}
-	share := float64(best) / float64(cols*rows)
-	r, g, bl := (dominant>>10)&31, (dominant>>5)&31, dominant&31
-	dark := max(r, g, bl)<<3 <= darkMax
-	return BlankCheck{
-		Blank:            share >= BlankThreshold,
-		DominantFraction: math.Round(share*10000) / 10000,
-		DominantIsDark:   dark,
-	}
-}
-
 // Downscale returns img scaled so its width is at most maxWidth (0 = no limit) and by factor
 // scale in (0,1] (0 = 1). It never upscales and keeps the aspect ratio. The filter is bilinear
 // with proper support when shrinking, so UI text stays legible (x/image/draw's BiLinear, computed

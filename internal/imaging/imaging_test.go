@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -56,20 +58,104 @@ func TestBlank(t *testing.T) {
 	}
 }
 
-func TestBlankThresholdEdge(t *testing.T) {
-	// 64x64 grid on a 64x64 image samples every pixel: 40 odd pixels of 4096 = 0.99023 dominant → blank;
-	// 41 → 0.98999 → not blank.
+// TestBlankNoise: on a frame small enough to be read whole, BlankNoise odd pixels are noise and
+// one more is content.
+func TestBlankNoise(t *testing.T) {
 	for _, tt := range []struct {
 		odd  int
 		want bool
-	}{{40, true}, {41, false}} {
+	}{{0, true}, {1, true}, {BlankNoise, true}, {BlankNoise + 1, false}} {
 		img := solid(64, 64, color.RGBA{255, 255, 255, 255})
 		for i := range tt.odd {
-			img.Set(i%64, i/64, color.RGBA{0, 0, 0, 255})
+			img.Set(7*i%64, 5*i%64, color.RGBA{0, 0, 0, 255})
 		}
-		if got := Blank(img); got.Blank != tt.want {
+		got := Blank(img)
+		if got.Blank != tt.want {
 			t.Errorf("%d odd pixels: %+v, want blank=%v", tt.odd, got, tt.want)
 		}
+		if (got.DominantFraction == 1) != (tt.odd == 0) {
+			t.Errorf("%d odd pixels: dominant fraction %v (1 only when no pixel differs)", tt.odd, got.DominantFraction)
+		}
+	}
+}
+
+// drawText writes lines of glyph-like text in 8x13 cells, as a terminal does: each character is
+// a seven-segment figure of 1-pixel strokes chosen by the low bits of its code, about as much ink
+// as a real font. Characters whose code sets none of bits 0, 3 and 4 ("bdf") have ink in the
+// lower 5 rows only, like lower-case letters without ascenders.
+func drawText(img *image.RGBA, x0, y0 int, lines []string, c color.RGBA) {
+	hline := func(x, y int) {
+		for i := 1; i <= 5; i++ {
+			img.SetRGBA(x+i, y, c)
+		}
+	}
+	vline := func(x, y int) {
+		for i := 0; i <= 4; i++ {
+			img.SetRGBA(x, y+i, c)
+		}
+	}
+	for l, line := range lines {
+		for i, ch := range []byte(line) {
+			x, y := x0+8*i, y0+13*l
+			seg := ch
+			if seg&0x7f == 0 {
+				seg = 2
+			}
+			if seg&1 != 0 {
+				hline(x, y+2)
+			}
+			if seg&2 != 0 {
+				hline(x, y+6)
+			}
+			if seg&4 != 0 {
+				hline(x, y+10)
+			}
+			if seg&8 != 0 {
+				vline(x+1, y+2)
+			}
+			if seg&16 != 0 {
+				vline(x+5, y+2)
+			}
+			if seg&32 != 0 {
+				vline(x+1, y+6)
+			}
+			if seg&64 != 0 {
+				vline(x+5, y+6)
+			}
+		}
+	}
+}
+
+// TestBlankTerminal: a terminal showing two short lines is 99.9 % one colour and still not
+// blank, wherever the lines fall between sampled rows and whatever the frame size; the same
+// frame without text, or with a 1-pixel cursor, is.
+func TestBlankTerminal(t *testing.T) {
+	black, white := color.RGBA{0, 0, 0, 255}, color.RGBA{255, 255, 255, 255}
+	for _, size := range []image.Point{{1280, 800}, {1920, 1080}, {3840, 2160}, {484, 316}} {
+		uniform := solid(size.X, size.Y, black)
+		if got := Blank(uniform); !got.Blank || !got.DominantIsDark || got.DominantFraction != 1 {
+			t.Errorf("%v uniform: %+v, want blank and dark", size, got)
+		}
+		cursor := solid(size.X, size.Y, black)
+		cursor.SetRGBA(size.X/3, size.Y/2, white)
+		if got := Blank(cursor); !got.Blank {
+			t.Errorf("%v with a 1-pixel cursor: %+v, want blank", size, got)
+		}
+		for dy := range 2 * blankMaxRowStep {
+			for _, text := range [][]string{{"hello", "world"}, {"bdf"}} {
+				img := solid(size.X, size.Y, black)
+				drawText(img, 2, 2+dy, text, white)
+				if got := Blank(img); got.Blank || got.DominantFraction < 0.99 {
+					t.Errorf("%v, text %q %d px down: %+v, want not blank at >= 99%% one colour", size, text, 2+dy, got)
+				}
+			}
+		}
+	}
+	// Dark text on white is the same.
+	img := solid(1280, 800, white)
+	drawText(img, 2, 2, []string{"$ ls", "a"}, black)
+	if got := Blank(img); got.Blank {
+		t.Errorf("dark text on white: %+v, want not blank", got)
 	}
 }
 
@@ -138,6 +224,15 @@ func BenchmarkBlank(b *testing.B) {
 	}
 }
 
+// BenchmarkBlankTerminal is the common case of a capture: a frame that is nearly one colour.
+func BenchmarkBlankTerminal(b *testing.B) {
+	img := solid(1280, 800, color.RGBA{0, 0, 0, 255})
+	drawText(img, 2, 2, []string{"hello", "world"}, color.RGBA{255, 255, 255, 255})
+	for b.Loop() {
+		Blank(img)
+	}
+}
+
 func BenchmarkEncodePNG(b *testing.B) {
 	img := screenLike()
 	for b.Loop() {
@@ -151,5 +246,52 @@ func BenchmarkDownscaleHalf(b *testing.B) {
 	img := screenLike()
 	for b.Loop() {
 		Downscale(img, 640, 0)
+	}
+}
+
+// blankReference is Blank written plainly, one pixel at a time with a map.
+func blankReference(img *image.RGBA) (best, total int, dominant uint16) {
+	b := img.Bounds()
+	sy := min(blankMaxRowStep, max(1, (b.Dx()*b.Dy()+blankBudget-1)/blankBudget))
+	counts := map[uint16]int{}
+	for y := b.Min.Y; y < b.Max.Y; y += sy {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			counts[uint16(c.R>>3)<<10|uint16(c.G>>3)<<5|uint16(c.B>>3)]++
+			total++
+		}
+	}
+	for k, n := range counts {
+		if n > best || (n == best && k < dominant) {
+			best, dominant = n, k
+		}
+	}
+	return best, total, dominant
+}
+
+// TestBlankMatchesReference compares the word-at-a-time counting with blankReference on
+// sub-images of odd sizes and offsets, with runs, noise and few colours.
+func TestBlankMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	palette := []color.RGBA{{0, 0, 0, 255}, {255, 255, 255, 255}, {7, 3, 1, 9}, {200, 10, 60, 255}}
+	for i := range 200 {
+		w, h := 1+rng.IntN(700), 1+rng.IntN(400)
+		full := solid(w+5, h+3, palette[rng.IntN(len(palette))])
+		for range rng.IntN(3000) {
+			full.SetRGBA(rng.IntN(w+5), rng.IntN(h+3), palette[rng.IntN(len(palette))])
+		}
+		r := image.Rect(rng.IntN(5), rng.IntN(3), 0, 0)
+		r.Max = r.Min.Add(image.Pt(w, h))
+		img := full.SubImage(r).(*image.RGBA)
+		best, total, dominant := blankReference(img)
+		got := Blank(img)
+		want := BlankCheck{
+			Blank:            total-best <= BlankNoise,
+			DominantFraction: math.Floor(float64(best)/float64(total)*10000) / 10000,
+			DominantIsDark:   max(dominant>>10&31, dominant>>5&31, dominant&31)<<3 <= darkMax,
+		}
+		if got != want {
+			t.Fatalf("case %d (%v of %v): %+v, reference %+v", i, r, full.Bounds(), got, want)
+		}
 	}
 }
