@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcec/mcec/internal/a11yenv"
 	"github.com/mcec/mcec/internal/agentguide"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/consent"
@@ -125,7 +126,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	d := &Daemon{log: log, env: os.Environ()}
+	// On an attached desktop programs get the user's environment with the toolkit switches on
+	// (only theirs: the user's own settings stay as they are).
+	d := &Daemon{log: log, env: a11yenv.Env(os.Environ())}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -247,18 +250,22 @@ func (d *Daemon) launch(argv []string) error {
 }
 
 // StartProcess starts cmd inside the desktop: with the desktop's environment (unless cmd.Env is
-// set) and in a process group of its own. Programs started in a private desktop belong to it and
-// are stopped by PID at Close; on an attached desktop they are the user's and outlive mcec. The
-// channel yields the exit status once the process has been reaped.
+// set), every toolkit's accessibility switched on for it (a11yenv: its environment, and
+// Chromium's renderer flag in its arguments), and in a process group of its own. Programs
+// started in a private desktop belong to it and are stopped by PID at Close; on an attached
+// desktop they are the user's and outlive mcec. The channel yields the exit status once the
+// process has been reaped.
 func (d *Daemon) StartProcess(cmd *exec.Cmd) (<-chan error, error) {
 	return d.startProcess(cmd, d.Private != nil)
 }
 
 // startProcess starts cmd; owned processes are stopped at Close.
 func (d *Daemon) startProcess(cmd *exec.Cmd, owned bool) (<-chan error, error) {
-	if cmd.Env == nil {
-		cmd.Env = d.env
+	env := cmd.Env
+	if env == nil {
+		env = d.env
 	}
+	cmd.Env, cmd.Args = a11yenv.For(env, cmd.Path, cmd.Args)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if owned {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
