@@ -101,6 +101,12 @@ const (
 	WarnSecretMasked                Code = "secret-masked"
 	WarnLimitsClamped               Code = "limits-clamped"
 	WarnUnfetchedRecordingDiscarded Code = "unfetched-recording-discarded"
+	// WarnTreeNotReady: the window is up and its process carries an accessibility bridge, but its
+	// tree did not answer in time (still registering): query again shortly.
+	WarnTreeNotReady Code = "tree-not-ready"
+	// WarnNoAccessibleTree: the program will never publish a tree (no bridge): use capture and
+	// pixel input. The same string as the no-target error code.
+	WarnNoAccessibleTree Code = "no-accessible-tree"
 )
 
 // codeCategory is the one place that says which category each known error code belongs to.
@@ -193,5 +199,5 @@ func ErrorCodes() []Code {
 func WarningCodes() []Code {
 	return []Code{WarnMinimizedWindow, WarnTreeTruncated, WarnRegionClamped, WarnCaptureFallback,
 		WarnCaptureBlank, WarnAppNotResponding, WarnSecretMasked, WarnLimitsClamped,
-		WarnUnfetchedRecordingDiscarded}
+		WarnUnfetchedRecordingDiscarded, WarnTreeNotReady, WarnNoAccessibleTree}
 }
