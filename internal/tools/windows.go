@@ -40,7 +40,8 @@ func windowsTool(env *Env) *catalog.Tool {
 		Name:  "windows",
 		Title: "List or wait for windows",
 		Description: "List top-level windows (bottom to top) with handle, title, className, processName, processId, " +
-			"bounds and state; filters narrow the list. With condition/timeout and a filter, waits (woken by window " +
+			"bounds, state, transientFor and type (dialog, normal…); filters narrow the list. With condition/timeout " +
+			"and a filter, waits (woken by window " +
 			"events) until a matching window appears, disappears or is in the foreground; a timed-out wait is still " +
 			"ok, with satisfied:false and lastObservedWindows.",
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
