@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"time"
 )
 
 // Desktop is everything tools need from a desktop backend. Implementations must be safe for
@@ -241,16 +242,48 @@ type WindowCapture struct {
 
 // TreeLimits bounds a tree walk.
 type TreeLimits struct {
-	MaxDepth int // levels below the root; the root is depth 0
+	// MaxDepth is the levels below the root (depth 0) to walk, counted on meaningful nodes:
+	// unnamed structural containers (panels, fillers, sections, scroll panes …) cost no depth,
+	// so toolkits that nest them deeply show their content within the same limit. The walk
+	// still stops at RawDepthCap(MaxDepth) levels.
+	MaxDepth int
 	MaxNodes int // nodes returned at most, root included
+	// MaxChildren is the most children listed of any one node (0: no limit but MaxNodes); a
+	// node with more reports how many it has (Node.ChildCount). Spreadsheets claim billions.
+	MaxChildren int
+	// Budget bounds the walk's time (0: only the caller's deadline); a walk that reaches it
+	// returns the part it has, truncated by "time".
+	Budget time.Duration
+	// Lean walks read role, name, description and states only — no bounds, values, actions or
+	// ids — for searches, which re-read the element they pick (a fraction of the calls).
+	Lean bool
+	// Cells are table cells to visit by position in tables whose children the walk cuts (a
+	// search for a spreadsheet cell by its address).
+	Cells []Cell
 }
+
+// Cell is a table cell's position, 0-based.
+type Cell struct{ Row, Col int }
+
+// RawDepthCap is how many levels a walk descends at most for MaxDepth meaningful ones.
+func RawDepthCap(maxDepth int) int { return min(4*maxDepth+8, 256) }
+
+// Truncation limits, as Tree.TruncatedBy names them.
+const (
+	LimitMaxDepth    = "maxDepth"
+	LimitMaxNodes    = "maxNodes"
+	LimitMaxChildren = "maxChildren"
+	LimitTime        = "time"
+)
 
 // Tree is the result of one walk.
 type Tree struct {
 	Root      *Node
 	NodeCount int
-	// Truncated is true when MaxDepth or MaxNodes cut off nodes that exist.
-	Truncated bool
+	// Truncated is true when a limit cut off nodes that exist; TruncatedBy names the limits
+	// that did (LimitMaxDepth …), in that order.
+	Truncated   bool
+	TruncatedBy []string
 	// SkippedDead counts nodes that vanished during the walk and were left out.
 	SkippedDead int
 	// SecretsMasked counts password nodes whose text was replaced by a mask.
@@ -272,6 +305,9 @@ type Node struct {
 	Value        *string  // text content or numeric value rendered as text, when it has one
 	Actions      []string // AT-SPI action names
 	Children     []*Node
+	// ChildCount is how many children the object reports when the walk listed fewer of them
+	// (a limit cut it off); 0 otherwise.
+	ChildCount int
 }
 
 // StateSet is the set of AT-SPI state names an object reports (e.g. "enabled", "showing").

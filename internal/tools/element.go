@@ -16,25 +16,27 @@ var elementSchemas = map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[Element
 // Element is the node JSON of query (and later find): identity, bounds in absolute screen
 // pixels, the state flags agents branch on, and children.
 type Element struct {
-	Ref          string     `json:"ref"`
-	ControlType  string     `json:"controlType"`
-	Role         string     `json:"role"`
-	Name         string     `json:"name"`
-	AutomationID string     `json:"automationId,omitempty"`
-	Description  string     `json:"description,omitempty"`
-	X            *int       `json:"x,omitempty"`
-	Y            *int       `json:"y,omitempty"`
-	Width        *int       `json:"width,omitempty"`
-	Height       *int       `json:"height,omitempty"`
-	IsEnabled    bool       `json:"isEnabled"`
-	IsOffscreen  bool       `json:"isOffscreen"`
-	IsFocused    bool       `json:"isFocused"`
-	Value        *string    `json:"value,omitempty"`
-	IsSelected   *bool      `json:"isSelected,omitempty"`
-	ToggleState  string     `json:"toggleState,omitempty"`
-	IsExpanded   *bool      `json:"isExpanded,omitempty"`
-	Actions      []string   `json:"actions,omitempty"`
-	Children     []*Element `json:"children,omitempty"`
+	Ref          string   `json:"ref"`
+	ControlType  string   `json:"controlType"`
+	Role         string   `json:"role"`
+	Name         string   `json:"name"`
+	AutomationID string   `json:"automationId,omitempty"`
+	Description  string   `json:"description,omitempty"`
+	X            *int     `json:"x,omitempty"`
+	Y            *int     `json:"y,omitempty"`
+	Width        *int     `json:"width,omitempty"`
+	Height       *int     `json:"height,omitempty"`
+	IsEnabled    bool     `json:"isEnabled"`
+	IsOffscreen  bool     `json:"isOffscreen"`
+	IsFocused    bool     `json:"isFocused"`
+	Value        *string  `json:"value,omitempty"`
+	IsSelected   *bool    `json:"isSelected,omitempty"`
+	ToggleState  string   `json:"toggleState,omitempty"`
+	IsExpanded   *bool    `json:"isExpanded,omitempty"`
+	Actions      []string `json:"actions,omitempty"`
+	// ChildCount is how many children the element has when fewer are listed (a limit cut them).
+	ChildCount int        `json:"childCount,omitempty"`
+	Children   []*Element `json:"children,omitempty"`
 }
 
 // toggleRoles are the roles whose checked state is a toggle state.
@@ -51,7 +53,7 @@ func element(n *platform.Node) *Element {
 		Ref: n.Ref, ControlType: n.ControlType, Role: n.Role, Name: n.Name,
 		AutomationID: n.AutomationID, Description: n.Description,
 		IsEnabled: st["enabled"] || st["sensitive"], IsOffscreen: !st["showing"], IsFocused: st["focused"],
-		Value: n.Value, Actions: n.Actions,
+		Value: n.Value, Actions: n.Actions, ChildCount: n.ChildCount,
 	}
 	if b := n.Bounds; b != nil {
 		x, y, w, h := b.X, b.Y, b.Width, b.Height

@@ -84,9 +84,9 @@ func findResponse(call *catalog.Call, res findResult, l located) *catalog.Respon
 		res.Element = element(l.node)
 		resp.Observation = observation("element", res)
 	}
-	if l.truncated {
+	if len(l.truncatedBy) > 0 {
 		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnTreeTruncated,
-			"the search stopped after %d nodes; target a smaller window", searchLimits.MaxNodes))
+			"%s; target a smaller window or a more specific selector", l.searchCut()))
 	}
 	resp.Result = res
 	return resp

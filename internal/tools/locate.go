@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/platform"
@@ -11,15 +15,16 @@ import (
 
 // searchLimits bound the walk behind a selector search: deep and wide enough for real
 // applications, bounded so a huge list cannot stall the server.
-var searchLimits = platform.TreeLimits{MaxDepth: 64, MaxNodes: 20000}
+var searchLimits = platform.TreeLimits{MaxDepth: 64, MaxNodes: 20000, MaxChildren: 1000, Budget: 3 * time.Second}
 
 // located is the outcome of one attempt to find an element.
 type located struct {
 	window platform.Window
 	node   *platform.Node // nil when nothing matched
 	// searched is how many nodes the attempt looked at (0 for a ref).
-	searched  int
-	truncated bool
+	searched int
+	// truncatedBy names the limits that cut the search walk (empty: it saw the whole tree).
+	truncatedBy []string
 }
 
 // locate finds the element sel names, in the window target names (a ref needs no window). It
@@ -33,15 +38,31 @@ func locate(ctx context.Context, d platform.Desktop, target WindowTarget, sel *E
 	if err != nil {
 		return located{}, err
 	}
-	tree, err := d.Tree(ctx, w, searchLimits)
+	limits := searchLimits
+	// Names, roles and states are all most selectors match on: a lean walk skips the bounds,
+	// values, actions and ids of every node, and the pick is re-read in full below.
+	limits.Lean = sel.Text == "" && sel.AutomationID == "" && sel.By != "automationId"
+	limits.Cells = sel.cells()
+	tree, err := d.Tree(ctx, w, limits)
 	if err != nil {
 		return located{window: w}, platformError(err)
 	}
 	n, err := sel.pick(sel.search(tree.Root))
-	if err != nil {
-		return located{window: w}, err
+	if err != nil || n == nil {
+		return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy}, err
 	}
-	return located{window: w, node: shallow(n), searched: tree.NodeCount, truncated: tree.Truncated}, nil
+	picked := shallow(n)
+	if limits.Lean {
+		el, err := d.Element(ctx, n.Ref)
+		if err != nil {
+			return located{window: w}, platformError(err)
+		}
+		picked = &el.Node
+		if !sel.matches(picked) {
+			return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy}, nil // it changed meanwhile
+		}
+	}
+	return located{window: w, node: picked, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy}, nil
 }
 
 // locateRef re-reads a ref directly. A target window, when given, must own the element.
@@ -97,8 +118,37 @@ func (l located) describeMiss(sel *ElementSelector) string {
 		return fmt.Sprintf("%s does not match any more", sel)
 	}
 	s := fmt.Sprintf("no element matched %s among %d nodes of window %d %q", sel, l.searched, l.window.Handle, l.window.Title)
-	if l.truncated {
-		s += fmt.Sprintf(" (search stopped at %d nodes)", searchLimits.MaxNodes)
+	if len(l.truncatedBy) > 0 {
+		s += " (" + l.searchCut() + ")"
 	}
 	return s
+}
+
+// searchCut says which of the search's limits cut it.
+func (l located) searchCut() string {
+	return "the search was cut by " + strings.Join(l.truncatedBy, ", ") + fmt.Sprintf(" (limits: depth %d, %d nodes, %d children a node, %v)",
+		searchLimits.MaxDepth, searchLimits.MaxNodes, searchLimits.MaxChildren, searchLimits.Budget)
+}
+
+// cellAddress is a spreadsheet cell's A1-style address: column letters, then a 1-based row.
+var cellAddress = regexp.MustCompile(`^([A-Z]{1,3})([1-9][0-9]{0,6})$`)
+
+// cells are the table positions a selector's name means when it is a cell address ("B2" is row 1,
+// column 1): spreadsheets name cells so, and their sheets have far more cells than any walk
+// lists, so the search asks the table for that cell directly.
+func (s *ElementSelector) cells() []platform.Cell {
+	name := s.Name
+	if s.By == "name" {
+		name = s.Value
+	}
+	m := cellAddress.FindStringSubmatch(name)
+	if m == nil {
+		return nil
+	}
+	col := 0
+	for _, r := range m[1] {
+		col = col*26 + int(r-'A'+1)
+	}
+	row, _ := strconv.Atoi(m[2])
+	return []platform.Cell{{Row: row - 1, Col: col - 1}}
 }

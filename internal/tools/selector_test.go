@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/mcec/mcec/contract"
@@ -94,5 +95,25 @@ func TestSelectorSearchAndPick(t *testing.T) {
 				t.Fatalf("got %+v, want ref %q", got, tt.wantRef)
 			}
 		})
+	}
+}
+
+func TestSelectorCells(t *testing.T) {
+	for _, tc := range []struct {
+		sel  ElementSelector
+		want []platform.Cell
+	}{
+		{ElementSelector{Name: "A1"}, []platform.Cell{{Row: 0, Col: 0}}},
+		{ElementSelector{Name: "B2"}, []platform.Cell{{Row: 1, Col: 1}}},
+		{ElementSelector{By: "name", Value: "AB300"}, []platform.Cell{{Row: 299, Col: 27}}},
+		{ElementSelector{Name: "AMJ1048576"}, []platform.Cell{{Row: 1048575, Col: 1023}}},
+		{ElementSelector{Name: "A0"}, nil},
+		{ElementSelector{Name: "Submit"}, nil},
+		{ElementSelector{Name: "a1"}, nil},
+		{ElementSelector{NameContains: "A1"}, nil},
+	} {
+		if got := tc.sel.cells(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: cells %v, want %v", tc.sel.String(), got, tc.want)
+		}
 	}
 }

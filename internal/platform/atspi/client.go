@@ -72,6 +72,7 @@ const (
 	ifAction       = "org.a11y.atspi.Action"
 	ifText         = "org.a11y.atspi.Text"
 	ifValue        = "org.a11y.atspi.Value"
+	ifTable        = "org.a11y.atspi.Table"
 	ifCache        = "org.a11y.atspi.Cache"
 	propGet        = "org.freedesktop.DBus.Properties.Get"
 	propGetAll     = "org.freedesktop.DBus.Properties.GetAll"

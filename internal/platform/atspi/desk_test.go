@@ -194,6 +194,26 @@ func findAll(n *platform.Node, match func(*platform.Node) bool) []*platform.Node
 	return out
 }
 
+// meaningfulWalk visits every node with its meaningful depth, the one TreeLimits.MaxDepth counts:
+// unnamed layout containers add no depth to their children.
+func meaningfulWalk(n *platform.Node, depth int, visit func(*platform.Node, int)) {
+	if n == nil {
+		return
+	}
+	visit(n, depth)
+	cost := 1
+	switch n.Role {
+	case "panel", "filler", "section", "form", "grouping", "viewport", "scroll pane", "layered pane",
+		"root pane", "glass pane", "split pane", "redundant object", "unknown", "html container":
+		if n.Name == "" {
+			cost = 0
+		}
+	}
+	for _, k := range n.Children {
+		meaningfulWalk(k, depth+cost, visit)
+	}
+}
+
 func walk(n *platform.Node, depth int, visit func(*platform.Node, int)) {
 	if n == nil {
 		return

@@ -4,9 +4,13 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/mcec/mcec/internal/platform"
 )
+
+// objectReplacement (U+FFFC) marks where an embedded object sits in a text.
+const objectReplacement = '\uFFFC'
 
 // MaskedValue replaces the text of password fields: it is never read from the application.
 const MaskedValue = "••••••••"
@@ -26,6 +30,12 @@ func (w *walker) enrichJobs(nodes []*node) []job {
 			continue
 		}
 		info := n.info
+		if w.limits.Lean {
+			if _, ok := roleName(info.role); !ok {
+				jobs = append(jobs, w.roleNameJob(n))
+			}
+			continue
+		}
 		if info.ifaces&hasComponent != 0 && info.states.has(stateShowing) && !n.extDone {
 			jobs = append(jobs, w.extentsJob(n))
 		}
@@ -184,6 +194,13 @@ func (w *walker) textJob(n *node) job {
 				return nil
 			}
 			s = got
+		}
+		// Object replacement characters stand for embedded children (Chromium's and Firefox's
+		// containers hold nothing else); they are not text anyone reads.
+		if strings.ContainsRune(s, objectReplacement) {
+			if s = strings.ReplaceAll(s, string(objectReplacement), ""); s == "" {
+				return nil
+			}
 		}
 		s = truncateRunes(s, maxValueChars)
 		n.value = &s

@@ -16,9 +16,11 @@ import (
 type node struct {
 	ref   objRef
 	info  *objInfo
-	depth int
+	depth int // meaningful depth: unnamed structural containers above it do not count
+	raw   int // levels below the root
 	kids  []*node
 	dead  atomic.Bool
+	cut   bool // the walk listed fewer children than the object has
 
 	kidRefs  []objRef // children chosen within the budget, before they are described
 	extents  *platform.Rect
@@ -53,7 +55,7 @@ type walker struct {
 
 	nodes     []*node         // every node kept, in breadth-first order
 	seen      map[objRef]bool // guards against applications that report an object twice
-	truncated atomic.Bool     // set from jobs
+	truncated atomic.Uint32   // the limits that cut the walk, as truncation bits; set from jobs
 	dead      int
 	timings   []any // phase durations for the debug log
 }
@@ -162,7 +164,7 @@ func (w *walker) topLevels(ctx context.Context) ([]*node, error) {
 			info.states = w.bridge.normalize(info.states)
 		}
 	}
-	app := &node{ref: w.app, depth: -1}
+	app := &node{ref: w.app, depth: -1, raw: -1}
 	if info := snap[w.app]; info != nil && info.childrenComplete {
 		app.kidRefs = info.children
 	} else {
@@ -217,27 +219,41 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 		})
 	}
 	start := time.Now()
-	root.depth = 0
+	root.depth, root.raw = 0, 0
 	w.nodes = []*node{root}
 	level := []*node{root}
 	enrich(level)
 	walkErr := func() error {
+		rawCap := platform.RawDepthCap(w.limits.MaxDepth)
 		for len(level) > 0 {
 			if err := w.countUnknown(ctx, level); err != nil {
 				return err
 			}
-			if level[0].depth >= w.limits.MaxDepth {
-				for _, n := range level {
-					if !n.dead.Load() && (n.info.childCount > 0 || len(n.info.children) > 0) {
-						w.truncated.Store(true)
-					}
+			var expand []*node
+			for _, n := range level {
+				switch {
+				case n.dead.Load() || !n.hasChildren():
+				case n.depth+n.depthCost() > w.limits.MaxDepth || n.raw >= rawCap:
+					n.cut = true
+					w.cut(cutDepth)
+				default:
+					expand = append(expand, n)
+				}
+			}
+			if len(expand) == 0 {
+				return nil
+			}
+			if w.limits.Budget > 0 && time.Since(start) >= w.limits.Budget {
+				w.cut(cutTime)
+				for _, n := range expand {
+					n.cut = true
 				}
 				return nil
 			}
-			if err := w.childRefs(ctx, level, w.limits.MaxNodes-len(w.nodes)); err != nil {
+			if err := w.childRefs(ctx, expand, w.limits.MaxNodes-len(w.nodes)); err != nil {
 				return err
 			}
-			next, err := w.materialize(ctx, level)
+			next, err := w.materialize(ctx, expand)
 			if err != nil {
 				return err
 			}
@@ -262,8 +278,53 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 	}
 	out, count := w.convert(root)
 	w.dead += len(w.nodes) - count
-	return platform.Tree{Root: out, NodeCount: count, Truncated: w.truncated.Load(), SkippedDead: w.dead,
+	by := w.truncatedBy()
+	return platform.Tree{Root: out, NodeCount: count, Truncated: len(by) > 0, TruncatedBy: by, SkippedDead: w.dead,
 		SecretsMasked: secretsMasked(out)}, nil
+}
+
+// Truncation bits, one per limit, in the order Tree.TruncatedBy lists them.
+const (
+	cutDepth uint32 = 1 << iota
+	cutNodes
+	cutChildren
+	cutTime
+)
+
+var cutNames = []string{platform.LimitMaxDepth, platform.LimitMaxNodes, platform.LimitMaxChildren, platform.LimitTime}
+
+// cut records that limit cut off nodes that exist.
+func (w *walker) cut(limit uint32) { w.truncated.Or(limit) }
+
+func (w *walker) truncatedBy() []string {
+	var by []string
+	bits := w.truncated.Load()
+	for i, name := range cutNames {
+		if bits&(1<<i) != 0 {
+			by = append(by, name)
+		}
+	}
+	return by
+}
+
+// hasChildren reports an object that says it has children.
+func (n *node) hasChildren() bool { return n.info.childCount > 0 || len(n.info.children) > 0 }
+
+// structuralRoles are container roles that only group or lay out their children.
+var structuralRoles = map[string]bool{
+	"panel": true, "filler": true, "section": true, "form": true, "grouping": true, "viewport": true,
+	"scroll pane": true, "layered pane": true, "root pane": true, "glass pane": true, "split pane": true,
+	"redundant object": true, "unknown": true, "html container": true,
+}
+
+// depthCost is what n adds to its children's meaningful depth: nothing for an unnamed
+// structural container (toolkits nest those deeply: GTK's fillers, Chromium's panels above the
+// page), one level for everything else.
+func (n *node) depthCost() int {
+	if n.info != nil && n.info.name == "" && structuralRoles[n.role()] {
+		return 0
+	}
+	return 1
 }
 
 // countUnknown asks containers that manage their descendants how many children they have.
@@ -312,9 +373,18 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 			continue
 		}
 		take := min(cnt, budget)
-		if take < cnt {
-			w.truncated.Store(true)
+		lim := w.limits.MaxChildren
+		if n.info.managesDescendants() && (lim <= 0 || lim > maxListChildren) {
+			// Its children are made on demand, one object per call (spreadsheet cells).
+			lim = maxListChildren
 		}
+		if lim > 0 && lim < take {
+			take = lim
+			w.cut(cutChildren)
+		} else if take < cnt {
+			w.cut(cutNodes)
+		}
+		n.cut = take < cnt
 		if take == 0 {
 			continue
 		}
@@ -350,15 +420,68 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 					return nil
 				}
 				if len(refs) > take {
+					if take == cnt {
+						w.cut(cutNodes) // more children than it counted; the budget held only cnt
+					}
 					refs = refs[:take]
-					w.truncated.Store(true)
+					n.cut = true
 				}
 				n.kidRefs = refs
 				return nil
 			})
 		}
 	}
-	return run(ctx, w.sem, jobs)
+	cells := w.cellJobs(level)
+	if err := run(ctx, w.sem, append(jobs, cells.jobs...)); err != nil {
+		return err
+	}
+	cells.merge()
+	return nil
+}
+
+// cellRefs are the cells of cut tables that the walk was asked for (TreeLimits.Cells), fetched
+// by position: a spreadsheet's cells lie far beyond any children limit in index order.
+type cellRefs struct {
+	jobs  []job
+	owner []*node
+	refs  []objRef
+}
+
+func (w *walker) cellJobs(level []*node) *cellRefs {
+	cr := &cellRefs{}
+	if len(w.limits.Cells) == 0 {
+		return cr
+	}
+	for _, n := range level {
+		if n.info.ifaces&hasTable == 0 || !n.cut || n.dead.Load() {
+			continue
+		}
+		for _, cell := range w.limits.Cells {
+			i := len(cr.refs)
+			cr.owner, cr.refs = append(cr.owner, n), append(cr.refs, objRef{})
+			cr.jobs = append(cr.jobs, func(ctx context.Context) error {
+				call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifTable+".GetAccessibleAt", int32(cell.Row), int32(cell.Col))
+				if err != nil {
+					if f.fatal() {
+						return err
+					}
+					return nil // no such cell: left null
+				}
+				_ = call.Store(&cr.refs[i])
+				return nil
+			})
+		}
+	}
+	return cr
+}
+
+// merge adds the fetched cells to their tables' children (materialize drops duplicates).
+func (cr *cellRefs) merge() {
+	for i, r := range cr.refs {
+		if !r.null() {
+			cr.owner[i].kidRefs = append(cr.owner[i].kidRefs, r)
+		}
+	}
 }
 
 // materialize turns the chosen child references of parents into the next level's nodes: from
@@ -380,7 +503,7 @@ func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, err
 				w.seen = make(map[objRef]bool)
 			}
 			w.seen[r] = true
-			k := &node{ref: r, depth: n.depth + 1}
+			k := &node{ref: r, depth: n.depth + n.depthCost(), raw: n.raw + 1}
 			if info := w.snap[r]; info != nil {
 				k.info = info
 			} else {
@@ -511,6 +634,12 @@ func (w *walker) convert(n *node) (*platform.Node, int) {
 	if n.info.states.has(stateShowing) {
 		// Frames are measured before this check to match windows; hidden ones keep no bounds.
 		out.Bounds = w.screenRect(n.extents)
+	}
+	if n.cut {
+		out.ChildCount = int(n.info.childCount)
+		if n.info.childrenComplete {
+			out.ChildCount = len(n.info.children)
+		}
 	}
 	count := 1
 	for _, k := range n.kids {

@@ -101,13 +101,43 @@ func TestWidgetFactory(t *testing.T) {
 		}
 	})
 
+	t.Run("children and time limits", func(t *testing.T) {
+		tree, err := c.Tree(ctx, a.window(), platform.TreeLimits{MaxDepth: 100, MaxNodes: 100000, MaxChildren: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := 0
+		walk(tree.Root, 0, func(n *platform.Node, _ int) {
+			if len(n.Children) > 2 {
+				t.Errorf("%s %q lists %d children, MaxChildren is 2", n.Role, n.Name, len(n.Children))
+			}
+			if n.ChildCount > 0 {
+				cut++
+				if n.ChildCount <= len(n.Children) {
+					t.Errorf("%s %q says ChildCount %d but lists %d", n.Role, n.Name, n.ChildCount, len(n.Children))
+				}
+			}
+		})
+		if !tree.Truncated || !slices.Equal(tree.TruncatedBy, []string{platform.LimitMaxChildren}) || cut == 0 {
+			t.Errorf("Truncated %v by %v with %d cut nodes; want maxChildren only, some cut", tree.Truncated, tree.TruncatedBy, cut)
+		}
+		tree, err = c.Tree(ctx, a.window(), platform.TreeLimits{MaxDepth: 100, MaxNodes: 100000, Budget: time.Nanosecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.NodeCount != 1 || !slices.Equal(tree.TruncatedBy, []string{platform.LimitTime}) || tree.Root.ChildCount == 0 {
+			t.Errorf("a spent budget: %d nodes truncated by %v, root ChildCount %d; want the root alone, by time",
+				tree.NodeCount, tree.TruncatedBy, tree.Root.ChildCount)
+		}
+	})
+
 	t.Run("limits", func(t *testing.T) {
 		order := bfs(full.Root)
 		maxDepth := 0
-		walk(full.Root, 0, func(_ *platform.Node, d int) { maxDepth = max(maxDepth, d) })
+		meaningfulWalk(full.Root, 0, func(_ *platform.Node, d int) { maxDepth = max(maxDepth, d) })
 		atDepth := func(d int) int {
 			n := 0
-			walk(full.Root, 0, func(_ *platform.Node, nd int) {
+			meaningfulWalk(full.Root, 0, func(_ *platform.Node, nd int) {
 				if nd <= d {
 					n++
 				}
@@ -119,9 +149,9 @@ func TestWidgetFactory(t *testing.T) {
 			count     int
 			truncated bool
 		}{
-			{platform.TreeLimits{MaxDepth: 0, MaxNodes: 1000}, 1, true},
+			{platform.TreeLimits{MaxDepth: 0, MaxNodes: 1000}, atDepth(0), true},
 			{platform.TreeLimits{MaxDepth: 1, MaxNodes: 1000}, atDepth(1), true},
-			{platform.TreeLimits{MaxDepth: 6, MaxNodes: 1000}, atDepth(6), true},
+			{platform.TreeLimits{MaxDepth: 6, MaxNodes: 1000}, atDepth(6), atDepth(6) < len(order)},
 			{platform.TreeLimits{MaxDepth: maxDepth - 1, MaxNodes: 100000}, atDepth(maxDepth - 1), true},
 			{platform.TreeLimits{MaxDepth: maxDepth, MaxNodes: 100000}, len(order), false},
 			{platform.TreeLimits{MaxDepth: 100, MaxNodes: 1}, 1, true},
@@ -136,7 +166,7 @@ func TestWidgetFactory(t *testing.T) {
 					t.Fatal(err)
 				}
 				var refs []string
-				walk(tree.Root, 0, func(n *platform.Node, d int) {
+				meaningfulWalk(tree.Root, 0, func(n *platform.Node, d int) {
 					refs = append(refs, n.Ref)
 					if d > tc.limits.MaxDepth {
 						t.Errorf("%s %q at depth %d beyond MaxDepth", n.Role, n.Name, d)
