@@ -8,13 +8,21 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # What the private desktop needs from Debian, and what the tests add: x11-utils (xmessage, an app
 # without a tree), xterm (another), python3-gi with GTK 3 (small test apps), gcc (the race
 # detector). tesseract-ocr is get-text's OCR engine.
+# The reach suite (internal/reach, docs/reach.md) adds one app of each toolkit: gir1.2-gtk-4.0 (its
+# GTK 4 form) and gtk-4-examples (gtk4-demo); python3-pyqt5 and python3-pyqt6 (its Qt forms) and
+# featherpad (a real Qt 5 app); chromium and firefox-esr (its web form); libreoffice-writer,
+# libreoffice-calc and libreoffice-gtk3 (Writer and Calc, on the VCL plugin that has an AT-SPI
+# bridge); default-jre with libatk-wrapper-java and its -jni (a Swing form and the ATK wrapper that
+# publishes its tree); tk8.6 (wish, a Tk form without a tree).
 DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3-examples tesseract-ocr
-TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev
+REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 featherpad chromium firefox-esr \
+	libreoffice-writer libreoffice-calc libreoffice-gtk3 default-jre libatk-wrapper-java libatk-wrapper-java-jni tk8.6
+TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES)
 # What make bench compares mcec with: pyatspi, ImageMagick (import, convert), xdotool, xwd.
 BENCH_PACKAGES   := $(TEST_PACKAGES) python3-pyatspi imagemagick xdotool x11-apps
 export CGO_ENABLED := 0
 
-.PHONY: all deps test-deps clients-deps build run test fuzz lint fmt-check vet staticcheck bench microbench clean
+.PHONY: all deps test-deps clients-deps build run test reach fuzz lint fmt-check vet staticcheck bench microbench clean
 
 all: build
 
@@ -42,6 +50,11 @@ test: test-deps clients-deps lint
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./...
 	$(MAKE) fuzz
 	@$(MAKE) --no-print-directory microbench
+
+# The cross-toolkit reach suite alone (it also runs in make test): one app of each toolkit on its
+# own private desktop; rewrites docs/reach.md from the run.
+reach: test-deps
+	$(GO) test -count=1 -timeout 10m ./internal/reach -run TestReach -reach.write -v
 
 # The hot paths' micro-benchmarks, briefly (3 iterations each), so a slowdown shows in review:
 # envelope encode, blank check, PNG encode, and the tree read of gtk3-widget-factory.
