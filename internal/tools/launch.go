@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/a11yenv"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/platform"
 )
@@ -24,10 +25,12 @@ type launchArgs struct {
 	Path             string   `json:"path" jsonschema:"Program to start: a path, or a name looked up on PATH. Never split on spaces."`
 	Arguments        []string `json:"arguments,omitempty" jsonschema:"Arguments, one per element."`
 	WorkingDirectory string   `json:"workingDirectory,omitempty" jsonschema:"Directory to start in (default: the server's)."`
-	Timeout          *int     `json:"timeout,omitempty" jsonschema:"Milliseconds to wait for its window (default 5000)."`
+	Timeout          *int     `json:"timeout,omitempty" jsonschema:"Milliseconds to wait for its window and its accessibility tree (default 5000)."`
 }
 
 type launchResult struct {
+	// ProcessID and ProcessName are the process that owns the window (soffice.bin, not the
+	// oosplash that started it), or the launched process while no window is known.
 	ProcessID   int         `json:"processId"`
 	ProcessName string      `json:"processName"`
 	Handle      uint32      `json:"handle,omitempty"`
@@ -37,18 +40,23 @@ type launchResult struct {
 	AttachedToExisting bool `json:"attachedToExisting"`
 	// WindowTimedOut: the process runs but showed no window within the timeout.
 	WindowTimedOut bool `json:"windowTimedOut,omitempty"`
+	// Accessible: the window's accessibility tree answered before launch returned.
+	Accessible bool `json:"accessible"`
 }
 
 func launchTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[launchArgs]{
 		Name:  "launch",
 		Title: "Launch an application",
-		Description: "Start a program inside the desktop with the environment that makes toolkits expose their " +
-			"accessibility trees, and wait for its window. Reports the window, or the existing instance a " +
-			"single-instance application handed off to (attachedToExisting).",
+		Description: "Start a program inside the desktop with the switches that make every toolkit publish its " +
+			"accessibility tree, wait for its window and then for its tree (accessible), within the timeout. " +
+			"Reports the process that owns the window, or the existing instance a single-instance application " +
+			"handed off to (attachedToExisting). Warns tree-not-ready when the tree is still on its way, and " +
+			"no-accessible-tree when the program has no accessibility bridge (use capture and pixel input).",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:      launchResult{},
 		Errors:      []contract.Code{contract.CodeLaunchPathMissing, contract.CodeLaunchFailed, contract.CodeBadArguments, contract.CodeCommandDisabled},
+		Warnings:    []contract.Code{contract.WarnTreeNotReady, contract.WarnNoAccessibleTree},
 		Run: func(ctx context.Context, call *catalog.Call, in *launchArgs) (*catalog.Response, error) {
 			return runLaunch(ctx, env, call, in)
 		},
@@ -75,10 +83,13 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 			return nil, contract.Errorf(contract.CodeLaunchPathMissing, "workingDirectory %q is not a directory", in.WorkingDirectory)
 		}
 	}
+	// One budget for the window and the tree.
+	deadline := time.Now().Add(time.Duration(timeout) * time.Millisecond)
 	before, err := env.Desktop.Windows(ctx)
 	if err != nil {
 		return nil, platformError(err)
 	}
+	prog := newLaunchedProgram(path)
 	cmd := exec.Command(path, in.Arguments...)
 	cmd.Dir = in.WorkingDirectory
 	exited, err := env.StartProcess(cmd)
@@ -89,9 +100,11 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 	res := launchResult{ProcessID: pid, ProcessName: filepath.Base(path), StartedNewProcess: true}
 
 	var (
-		found   *platform.Window
-		exitErr error
-		goneAt  time.Time
+		found, splash *platform.Window
+		handed        bool
+		exitErr       error
+		goneAt        time.Time
+		last          []platform.Window
 	)
 	check := func(ctx context.Context) (bool, int, error) {
 		if goneAt.IsZero() {
@@ -105,9 +118,15 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 		if err != nil {
 			return false, 0, platformError(err)
 		}
+		last = ws
 		if w := ownWindow(ws, pid); w != nil {
-			found = w
-			return true, pid, nil
+			if w.Type != "splash" {
+				found = w
+				return true, w.ProcessID, nil
+			}
+			// A splash screen (LibreOffice's oosplash) comes before the real window, often of
+			// another process of the launch (soffice.bin): wait for that one.
+			splash = w
 		}
 		if goneAt.IsZero() {
 			return false, pid, nil
@@ -117,74 +136,236 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 		if exitErr != nil {
 			return true, 0, nil
 		}
-		w, fresh := handedOff(before, ws, filepath.Base(path))
-		if w != nil && (fresh || time.Since(goneAt) > handOffGrace) {
-			found = w
+		settle := time.Since(goneAt) > handOffGrace
+		if w := handedOff(before, ws, prog, settle); w != nil {
+			found, handed = w, true
 			return true, w.ProcessID, nil
 		}
-		return time.Since(goneAt) > handOffGrace, 0, nil
+		return settle, 0, nil
 	}
-	if _, _, err := waitFor(ctx, env.Desktop, time.Duration(timeout)*time.Millisecond, check); err != nil {
+	if _, _, err := waitFor(ctx, env.Desktop, time.Until(deadline), check); err != nil {
 		return nil, err
+	}
+	if found == nil && splash != nil && slices.ContainsFunc(last, func(w platform.Window) bool { return w.Handle == splash.Handle }) {
+		found = splash // all there is
 	}
 	gone := !goneAt.IsZero()
 	switch {
-	case found != nil && found.ProcessID != pid && gone:
+	case found != nil && handed:
 		res.StartedNewProcess, res.AttachedToExisting = false, true
-		res.ProcessID, res.ProcessName = found.ProcessID, found.ProcessName
 	case found == nil && gone:
 		return nil, contract.Errorf(contract.CodeLaunchFailed, "%s exited (%v) before showing a window", path, exitDetail(exitErr))
 	case found == nil:
 		res.WindowTimedOut = true
 	}
+	var warnings []contract.Warning
 	if found != nil {
+		var warn *contract.Warning
+		res.Accessible, warn = awaitTree(ctx, env, found, deadline, handed)
+		if warn != nil {
+			warnings = append(warnings, *warn)
+		}
 		info := windowInfo(*found)
 		res.Handle, res.Window = found.Handle, &info
+		if found.ProcessID != 0 {
+			res.ProcessID = found.ProcessID
+		}
 		if found.ProcessName != "" {
 			res.ProcessName = found.ProcessName
 		}
 		call.Session.SetTarget(info)
 	}
-	return &catalog.Response{Result: res}, nil
+	return &catalog.Response{Result: res, Warnings: warnings}, nil
 }
 
-// ownWindow finds a window of pid or of one of its descendants.
+// minTreeWait is the least time launch gives a tree that should be coming, even when the window
+// used up the budget: one honest look rather than none.
+const minTreeWait = 250 * time.Millisecond
+
+// awaitTree waits, until deadline, for the accessibility tree of w's application to answer, when
+// w's process carries an accessibility bridge; w is re-read on the way (the window manager may
+// have moved it). It reports whether the tree answered and, when not, the warning that says
+// whether it is still coming (tree-not-ready) or never will (no-accessible-tree).
+func awaitTree(ctx context.Context, env *Env, w *platform.Window, deadline time.Time, handed bool) (bool, *contract.Warning) {
+	if w.ProcessID == 0 {
+		warn := contract.Warn(contract.WarnNoAccessibleTree, "window %d does not say which process owns it, so no accessibility "+
+			"tree can be matched to it: use capture and pixel input (click at x,y, get-text)", w.Handle)
+		return false, &warn
+	}
+	bridge, err := a11yenv.ProcessBridge(w.ProcessID)
+	who := fmt.Sprintf("%s (pid %d", w.ProcessName, w.ProcessID)
+	if bridge.Toolkit != "" {
+		who += ", " + bridge.Toolkit
+	}
+	who += ")"
+	if err == nil && !bridge.Publishes {
+		// Nothing to wait for: say so at once.
+		warn := contract.Warn(contract.WarnNoAccessibleTree, "%s will not publish an accessibility tree: %s. Use capture and "+
+			"pixel input (click at x,y, get-text)", who, bridge.Hint)
+		return false, &warn
+	}
+	check := func(ctx context.Context) (bool, int, error) {
+		cur, err := env.Desktop.Window(ctx, w.Handle)
+		if err != nil {
+			return false, w.ProcessID, platformError(err)
+		}
+		*w = cur
+		_, err = env.Desktop.Tree(ctx, cur, platform.TreeLimits{MaxDepth: 0, MaxNodes: 1})
+		if err != nil && !errors.Is(err, platform.ErrFrameAmbiguous) { // ambiguous: the app answered with its frames
+			return false, cur.ProcessID, platformError(err)
+		}
+		return true, cur.ProcessID, nil
+	}
+	ok, _, err := waitFor(ctx, env.Desktop, max(time.Until(deadline), minTreeWait), check)
+	if ok {
+		return true, nil
+	}
+	detail := who + ": the window is up, but its accessibility tree did not answer within launch's timeout: not ready " +
+		"yet (toolkits such as GTK 4, Qt and Java register after their window maps). Query it again in a moment, or " +
+		"launch with a longer timeout"
+	var ce *contract.Error
+	switch {
+	case errors.As(err, &ce) && ce.Code == contract.CodeNoAccessibleTree:
+		detail += "; the application is not registered on the accessibility bus yet"
+	case errors.As(err, &ce) && ce.Code == contract.CodeAppNotResponding:
+		detail += "; the application does not answer yet"
+	case err != nil:
+		// Not a matter of time (the window closed, access denied): say what happened instead.
+		detail = who + ": its accessibility tree could not be read: " + err.Error()
+	}
+	if handed {
+		detail += "; if the running instance was started outside mcec it may lack the accessibility switches (see mcec doctor)"
+	}
+	warn := contract.Warn(contract.WarnTreeNotReady, "%s", detail)
+	return false, &warn
+}
+
+// ownWindow finds a window of pid or of one of its descendants, preferring one that is not a
+// splash screen.
 func ownWindow(ws []platform.Window, pid int) *platform.Window {
+	var splash *platform.Window
 	for i := range ws {
 		if ws[i].ProcessID == pid || descendsFrom(ws[i].ProcessID, pid) {
-			return &ws[i]
+			if ws[i].Type != "splash" {
+				return &ws[i]
+			}
+			if splash == nil {
+				splash = &ws[i]
+			}
 		}
 	}
-	return nil
+	return splash
 }
 
 // handOffGrace is how long launch waits, after a single-instance program handed off and exited,
 // for the running instance to open a new window before settling for an existing one.
-const handOffGrace = time.Second
+const handOffGrace = 2 * time.Second
 
-// handedOff finds the window a single-instance app showed or raised for us: one of a process
-// with the program's name, preferring a window that is new (fresh), then the active one.
-func handedOff(before, after []platform.Window, name string) (w *platform.Window, fresh bool) {
-	var candidates []platform.Window
-	for _, w := range after {
-		if strings.EqualFold(w.ProcessName, name) {
-			candidates = append(candidates, w)
+// launchedProgram is what launch knows about the program it started, to recognise the running
+// instance a single-instance program hands off to: the launched name and its symlink target's
+// (libreoffice → soffice), and the application directory it lives in.
+type launchedProgram struct {
+	names []string
+	// dir is the resolved executable's directory when that is the application's own
+	// (/usr/lib/libreoffice/program), not a shared one such as /usr/bin.
+	dir string
+}
+
+func newLaunchedProgram(path string) launchedProgram {
+	p := launchedProgram{names: []string{filepath.Base(path)}}
+	resolved, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return p
+	}
+	if b := filepath.Base(resolved); !slices.Contains(p.names, b) {
+		p.names = append(p.names, b)
+	}
+	if dir := filepath.Dir(resolved); !sharedBinDir(dir) {
+		p.dir = dir
+	}
+	return p
+}
+
+// sharedBinDir reports whether dir holds many unrelated programs: a PATH entry or a system bin
+// directory. Two programs there share nothing by living together.
+func sharedBinDir(dir string) bool {
+	switch dir {
+	case "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/games":
+		return true
+	}
+	return slices.Contains(filepath.SplitList(os.Getenv("PATH")), dir)
+}
+
+// related reports whether w belongs to an instance of the launched program: its process has the
+// program's name (or that name plus an extension: soffice → soffice.bin), lives in the program's
+// application directory, or its WM_CLASS names the program (libreoffice → libreoffice-writer).
+func (p launchedProgram) related(w platform.Window) bool {
+	var exe string
+	if w.ProcessID > 0 {
+		exe, _ = os.Readlink(fmt.Sprintf("/proc/%d/exe", w.ProcessID))
+	}
+	if p.dir != "" && exe != "" && filepath.Dir(exe) == p.dir {
+		return true
+	}
+	for _, n := range p.names {
+		for _, got := range []string{w.ProcessName, filepath.Base(exe)} {
+			if got != "" && (strings.EqualFold(got, n) || strings.EqualFold(stem(got), n)) {
+				return true
+			}
+		}
+		if c := w.ClassName; c != "" && (strings.EqualFold(c, n) || len(c) > len(n) && strings.EqualFold(c[:len(n)+1], n+"-")) {
+			return true
 		}
 	}
-	for i, w := range candidates {
-		if !slices.ContainsFunc(before, func(b platform.Window) bool { return b.Handle == w.Handle }) {
-			return &candidates[i], true
+	return false
+}
+
+// stem is an executable name without its extension (soffice.bin → soffice).
+func stem(name string) string {
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// handedOff finds the window a single-instance app showed or raised for us. A new window of an
+// instance of the program (related) is the answer at once. Otherwise, once the grace has
+// passed (settle), an existing window of an instance (the active one first: the app raised it),
+// else the only window that appeared during the launch.
+func handedOff(before, after []platform.Window, prog launchedProgram, settle bool) *platform.Window {
+	isFresh := func(w platform.Window) bool {
+		return !slices.ContainsFunc(before, func(b platform.Window) bool { return b.Handle == w.Handle })
+	}
+	var related, unrelatedFresh []int
+	for i, w := range after {
+		switch {
+		case w.Type == "splash":
+		case prog.related(w):
+			related = append(related, i)
+		case isFresh(w):
+			unrelatedFresh = append(unrelatedFresh, i)
 		}
 	}
-	for i, w := range candidates {
-		if w.Focused {
-			return &candidates[i], false
+	for _, i := range slices.Backward(related) {
+		if isFresh(after[i]) {
+			return &after[i]
 		}
 	}
-	if len(candidates) > 0 {
-		return &candidates[len(candidates)-1], false
+	if !settle {
+		return nil
 	}
-	return nil, false
+	for _, i := range related {
+		if after[i].Focused {
+			return &after[i]
+		}
+	}
+	if len(related) > 0 {
+		return &after[related[len(related)-1]]
+	}
+	if len(unrelatedFresh) == 1 {
+		return &after[unrelatedFresh[0]]
+	}
+	return nil
 }
 
 // descendsFrom reports whether pid is a descendant of ancestor, following /proc parent links.
