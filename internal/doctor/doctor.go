@@ -1,6 +1,7 @@
 // Package doctor checks what a newcomer trips on before mcec can see and drive a desktop, and
 // says how to fix each failure: programs installed, display reachable, the X extensions mcec
-// uses, a window manager, the accessibility bus, and applications registered on it.
+// uses, a window manager, the accessibility bus and its org.a11y.Status switches, and
+// applications registered on it.
 package doctor
 
 import (
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,6 +97,7 @@ func Run(ctx context.Context, t Target) Report {
 	add(extensions(x.Extensions()))
 	add(windowManager(ctx, x))
 	add(a11yBus(ctx, t.DBusAddress))
+	add(a11yStatus(ctx, t.DBusAddress, t.Private))
 	add(apps(ctx, t.DBusAddress))
 	return r
 }
@@ -182,13 +185,79 @@ func a11yBus(ctx context.Context, busAddr string) Check {
 		return Check{Name: "accessibility-bus", Status: Fail, Detail: "org.a11y.Bus.GetAddress: " + err.Error(),
 			Fix: "apt-get install at-spi2-core, and make sure your session starts at-spi-bus-launcher"}
 	}
-	var enabled dbus.Variant
-	err = bus.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, "org.a11y.Status", "IsEnabled").Store(&enabled)
-	if on, ok := enabled.Value().(bool); err == nil && ok && !on {
-		return Check{Name: "accessibility-bus", Status: Warn, Detail: "reachable, but org.a11y.Status.IsEnabled is false: Qt, Chromium and Electron apps expose no tree",
-			Fix: "gsettings set org.gnome.desktop.interface toolkit-accessibility true (then restart those apps)"}
+	return Check{Name: "accessibility-bus", Status: OK, Detail: "reachable at " + addr}
+}
+
+// statusSwitches are org.a11y.Status's properties, the gsettings keys at-spi-bus-launcher keeps
+// them in, and who reads them: toolkits that publish their tree only when asked.
+var statusSwitches = []struct{ prop, key, readers string }{
+	{"IsEnabled", "org.gnome.desktop.interface toolkit-accessibility",
+		"Qt reads it once at start-up and publishes no tree without it; Chromium, Electron and Firefox consult it"},
+	{"ScreenReaderEnabled", "org.gnome.desktop.a11y.applications screen-reader-enabled",
+		"Chromium and Electron build their page content only for a screen reader; Firefox consults it"},
+}
+
+// a11yStatus reports org.a11y.Status. mcec switches both properties on for its own desktop; on
+// an attached one it changes nothing and says what the operator can switch, since programs the
+// user starts outside mcec read these properties rather than mcec's per-program switches.
+func a11yStatus(ctx context.Context, busAddr string, private bool) Check {
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	const name = "a11y-status"
+	if busAddr == "" {
+		busAddr = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
 	}
-	return Check{Name: "accessibility-bus", Status: OK, Detail: "reachable at " + addr + ", IsEnabled true"}
+	conn, err := dbus.Connect(busAddr, dbus.WithContext(ctx))
+	if err != nil {
+		return Check{Name: name, Status: Skip, Detail: "session bus: " + err.Error()}
+	}
+	defer conn.Close()
+	bus := conn.Object("org.a11y.Bus", "/org/a11y/bus")
+	var (
+		states      []string
+		off, unread []int
+	)
+	for i, sw := range statusSwitches {
+		var v dbus.Variant
+		err := bus.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, "org.a11y.Status", sw.prop).Store(&v)
+		on, ok := v.Value().(bool)
+		switch {
+		case err != nil || !ok:
+			unread = append(unread, i)
+			states = append(states, sw.prop+" unreadable")
+		case on:
+			states = append(states, sw.prop+" true")
+		default:
+			off = append(off, i)
+			states = append(states, sw.prop+" false")
+		}
+	}
+	detail := "org.a11y.Status: " + strings.Join(states, ", ")
+	if len(unread) == len(statusSwitches) {
+		return Check{Name: name, Status: Skip, Detail: detail + " (the accessibility bus launcher does not answer)"}
+	}
+	if len(off) == 0 {
+		return Check{Name: name, Status: OK, Detail: detail}
+	}
+	if private {
+		return Check{Name: name, Status: Warn, Detail: detail + "; mcec switches both on when it starts its desktop, so something switched them off",
+			Fix: "restart mcec (its desktop starts with both true)"}
+	}
+	var why, fixes []string
+	for _, i := range off {
+		sw := statusSwitches[i]
+		why = append(why, sw.prop+" false: "+sw.readers)
+		fixes = append(fixes, fmt.Sprintf("gsettings set %s true (or busctl --user set-property org.a11y.Bus /org/a11y/bus "+
+			"org.a11y.Status %s b true, which the launcher stores in that same key)", sw.key, sw.prop))
+	}
+	fix := strings.Join(fixes, "; ") + ". Then restart those applications: they read the switch at start-up."
+	if slices.Contains(off, 1) {
+		fix += " On GNOME, screen-reader-enabled also starts the Orca screen reader; IsEnabled alone covers Qt."
+	}
+	return Check{Name: name, Status: Warn,
+		Detail: detail + " (" + strings.Join(why, "; ") + "). mcec leaves your settings alone; programs started " +
+			"through mcec's launch get each toolkit's switches anyway",
+		Fix: fix}
 }
 
 func apps(ctx context.Context, busAddr string) Check {
@@ -205,7 +274,8 @@ func apps(ctx context.Context, busAddr string) Check {
 	}
 	if len(list) == 0 {
 		return Check{Name: "accessible-apps", Status: Warn, Detail: "no application is registered on the accessibility bus",
-			Fix: "start an application from this session's environment (without NO_AT_BRIDGE=1); Qt apps need QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"}
+			Fix: "start an application through mcec's launch (it sets every toolkit's switches), or from this session's environment " +
+				"without NO_AT_BRIDGE=1 (Qt apps also need QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 or org.a11y.Status.IsEnabled)"}
 	}
 	var names, hung []string
 	for _, a := range list {
