@@ -192,9 +192,9 @@ func a11yBus(ctx context.Context, busAddr string) Check {
 // them in, and who reads them: toolkits that publish their tree only when asked.
 var statusSwitches = []struct{ prop, key, readers string }{
 	{"IsEnabled", "org.gnome.desktop.interface toolkit-accessibility",
-		"Qt reads it once at start-up and publishes no tree without it; Chromium, Electron and Firefox consult it"},
+		"Qt reads it once at start-up and publishes no tree without it; Chromium, Electron and Firefox consult it too"},
 	{"ScreenReaderEnabled", "org.gnome.desktop.a11y.applications screen-reader-enabled",
-		"Chromium and Electron build their page content only for a screen reader; Firefox consults it"},
+		"Chromium, Electron and Firefox consult it when deciding whether to build their page trees"},
 }
 
 // a11yStatus reports org.a11y.Status. mcec switches both properties on for its own desktop; on
