@@ -130,9 +130,11 @@ func (r *run) defaultQuery(mustReach ...string) *node {
 			missing = append(missing, name)
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(mustReach) == 0: // the tree never showed the app's controls: waitTree recorded why
+	case len(missing) > 0:
 		r.rec(cDepth, false, "default query (%d nodes, truncated=%v) misses %q %s", q.NodeCount, q.Truncated, missing, describe(env))
-	} else {
+	default:
 		r.rec(cDepth, true, "default query reaches %q", mustReach)
 	}
 	return root
