@@ -19,6 +19,8 @@ const (
 	CodeSendCommandTimeout   Code = "send-command-timeout"
 	CodeAppNotResponding     Code = "app-not-responding"
 	CodeConsentTimeout       Code = "consent-timeout"
+	// CodeTreeNotReady: the process carries an accessibility bridge but has not registered yet.
+	CodeTreeNotReady Code = "tree-not-ready"
 
 	// ambiguous-selector (besides selector-matched-N)
 	CodeFrameAmbiguous Code = "frame-ambiguous"
@@ -107,6 +109,9 @@ const (
 	// WarnNoAccessibleTree: the program will never publish a tree (no bridge): use capture and
 	// pixel input. The same string as the no-target error code.
 	WarnNoAccessibleTree Code = "no-accessible-tree"
+	// WarnTreeSkeleton: the application published only a shell of its tree (a Chromium page
+	// without renderer accessibility); the detail says how to get the rest.
+	WarnTreeSkeleton Code = "tree-skeleton"
 )
 
 // codeCategory is the one place that says which category each known error code belongs to.
@@ -115,6 +120,7 @@ var codeCategory = map[Code]Category{
 	CodeSendCommandTimeout:   Timeout,
 	CodeAppNotResponding:     Timeout,
 	CodeConsentTimeout:       Timeout,
+	CodeTreeNotReady:         Timeout,
 
 	CodeFrameAmbiguous: AmbiguousSelector,
 
@@ -199,5 +205,5 @@ func ErrorCodes() []Code {
 func WarningCodes() []Code {
 	return []Code{WarnMinimizedWindow, WarnTreeTruncated, WarnRegionClamped, WarnCaptureFallback,
 		WarnCaptureBlank, WarnAppNotResponding, WarnSecretMasked, WarnLimitsClamped,
-		WarnUnfetchedRecordingDiscarded, WarnTreeNotReady, WarnNoAccessibleTree}
+		WarnUnfetchedRecordingDiscarded, WarnTreeNotReady, WarnNoAccessibleTree, WarnTreeSkeleton}
 }

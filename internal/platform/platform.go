@@ -288,6 +288,9 @@ type Tree struct {
 	SkippedDead int
 	// SecretsMasked counts password nodes whose text was replaced by a mask.
 	SecretsMasked int
+	// Skeleton, when set, says that the application published only a shell of its tree (a
+	// Chromium page without renderer accessibility) and how to get the rest.
+	Skeleton string
 }
 
 // Node is one accessible object.
@@ -336,6 +339,9 @@ var (
 	ErrNotFocused = errors.New("focus not set")
 	// ErrForeground: the window manager did not make the window active.
 	ErrForeground = errors.New("window not brought to the foreground")
+	// ErrTreeNotReady: the process carries an accessibility bridge but its application has not
+	// registered on the bus yet (GTK 4 registers seconds after its window maps): retry shortly.
+	ErrTreeNotReady = errors.New("accessible tree not ready yet")
 	// ErrFrameAmbiguous: the window's process has several accessible frames and nothing tells
 	// which one is the window's.
 	ErrFrameAmbiguous = errors.New("accessible frame of the window is ambiguous")

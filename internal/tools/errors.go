@@ -27,6 +27,8 @@ func platformError(err error) error {
 		code = contract.CodeNoAccessibleTree
 	case errors.Is(err, platform.ErrFrameAmbiguous):
 		code = contract.CodeFrameAmbiguous
+	case errors.Is(err, platform.ErrTreeNotReady):
+		code = contract.CodeTreeNotReady
 	case errors.Is(err, platform.ErrAppNotResponding), errors.Is(err, context.DeadlineExceeded):
 		code = contract.CodeAppNotResponding
 	case errors.Is(err, platform.ErrElevated):

@@ -106,9 +106,9 @@ func queryTool(env *Env) *catalog.Tool {
 		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Result:            queryResult{},
 		ResultTypeSchemas: elementSchemas,
-		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeNoAccessibleTree, contract.CodeFrameAmbiguous, contract.CodeAppNotResponding,
+		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeNoAccessibleTree, contract.CodeTreeNotReady, contract.CodeFrameAmbiguous, contract.CodeAppNotResponding,
 			contract.CodeTargetElevated, contract.CodeAtspiUnavailable}),
-		Warnings: []contract.Code{contract.WarnTreeTruncated, contract.WarnSecretMasked},
+		Warnings: []contract.Code{contract.WarnTreeTruncated, contract.WarnTreeSkeleton, contract.WarnSecretMasked},
 		Run: func(ctx context.Context, call *catalog.Call, in *queryArgs) (*catalog.Response, error) {
 			limits, err := in.treeLimits()
 			if err != nil {
@@ -128,6 +128,9 @@ func queryTool(env *Env) *catalog.Tool {
 				Observation: observation("query", querySummary{Window: res.Window, NodeCount: res.NodeCount, Truncated: res.Truncated})}
 			if tree.Truncated {
 				resp.Warnings = append(resp.Warnings, truncationWarning(tree, limits))
+			}
+			if tree.Skeleton != "" {
+				resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnTreeSkeleton, "%s", tree.Skeleton))
 			}
 			if tree.SecretsMasked > 0 {
 				resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnSecretMasked,

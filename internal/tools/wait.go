@@ -130,7 +130,7 @@ func transient(err error) bool {
 		return false
 	}
 	switch ce.Code {
-	case contract.CodeWindowNotFound, contract.CodeAppNotResponding, contract.CodeNoAccessibleTree:
+	case contract.CodeWindowNotFound, contract.CodeAppNotResponding, contract.CodeNoAccessibleTree, contract.CodeTreeNotReady:
 		return true
 	}
 	return false

@@ -2,7 +2,9 @@ package atspi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,9 +81,7 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		return platform.Tree{}, err
 	}
 	if len(apps) == 0 {
-		return platform.Tree{}, fmt.Errorf("%w: no application of pid %d is registered on the AT-SPI bus "+
-			"(toolkit without accessibility, or started with NO_AT_BRIDGE=1); use capture and pixel input instead",
-			platform.ErrNoAccessibleTree, pid)
+		return platform.Tree{}, &notRegistered{pid: pid}
 	}
 	var (
 		cands    []frameCandidate
@@ -114,8 +114,7 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		if firstErr != nil {
 			return platform.Tree{}, firstErr
 		}
-		return platform.Tree{}, fmt.Errorf("%w: the application of pid %d has no frame; use capture and pixel input instead",
-			platform.ErrNoAccessibleTree, pid)
+		return platform.Tree{}, &notRegistered{pid: pid, frameless: true}
 	}
 	var others []platform.Window
 	if len(cands) > 1 && c.opts.WindowsOf != nil {
@@ -280,7 +279,17 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 	w.dead += len(w.nodes) - count
 	by := w.truncatedBy()
 	return platform.Tree{Root: out, NodeCount: count, Truncated: len(by) > 0, TruncatedBy: by, SkippedDead: w.dead,
-		SecretsMasked: secretsMasked(out)}, nil
+		SecretsMasked: secretsMasked(out), Skeleton: w.skeleton(root)}, nil
+}
+
+// skeleton recognises a tree that is only a shell: Chromium (and Electron) without renderer
+// accessibility publish the browser's frame with no page in it.
+func (w *walker) skeleton(root *node) string {
+	if !strings.EqualFold(w.bridge.Toolkit, "chromium") || root.hasChildren() {
+		return ""
+	}
+	return "Chromium/Electron published only its window frame: the page's accessibility is off. Start it with " +
+		"--force-renderer-accessibility (mcec's launch adds it) or ACCESSIBILITY_ENABLED=1; until then use capture and pixel input"
 }
 
 // Truncation bits, one per limit, in the order Tree.TruncatedBy lists them.
@@ -651,4 +660,28 @@ func (w *walker) convert(n *node) (*platform.Node, int) {
 		count += kc
 	}
 	return out, count
+}
+
+// ErrNotRegistered is wrapped (with platform.ErrNoAccessibleTree) by Tree when no application
+// of the process is on the bus, or its application has no window yet, so the backend can say
+// why and wait for one that is on its way.
+var ErrNotRegistered = errors.New("no application of the process is registered")
+
+type notRegistered struct {
+	pid       int
+	frameless bool // registered, but without a top-level object (yet)
+}
+
+func (e *notRegistered) Error() string {
+	if e.frameless {
+		return fmt.Sprintf("%v: the application of pid %d has no frame; use capture and pixel input instead",
+			platform.ErrNoAccessibleTree, e.pid)
+	}
+	return fmt.Sprintf("%v: no application of pid %d is registered on the AT-SPI bus "+
+		"(toolkit without accessibility, or started with NO_AT_BRIDGE=1); use capture and pixel input instead",
+		platform.ErrNoAccessibleTree, e.pid)
+}
+
+func (e *notRegistered) Is(target error) bool {
+	return target == platform.ErrNoAccessibleTree || target == ErrNotRegistered
 }

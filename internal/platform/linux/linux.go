@@ -3,14 +3,19 @@
 package linux
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"image"
 	"log/slog"
+	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcec/mcec/internal/a11yenv"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/atspi"
 	"github.com/mcec/mcec/internal/platform/x11"
@@ -91,8 +96,51 @@ func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.T
 		return platform.Tree{}, fmt.Errorf("%w: window %d does not say which process owns it (_NET_WM_PID unset); use capture and pixel input",
 			platform.ErrNoAccessibleTree, w.Handle)
 	}
-	return withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Tree(ctx, w, limits) })
+	t, err := withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Tree(ctx, w, limits) })
+	if !errors.Is(err, platform.ErrNoAccessibleTree) || !errors.Is(err, atspi.ErrNotRegistered) {
+		return t, err
+	}
+	// No application of the process is on the bus: say why, and wait for one that is on its way.
+	b, berr := a11yenv.ProcessBridge(w.ProcessID)
+	if berr != nil {
+		return t, err
+	}
+	if !b.Publishes {
+		return t, fmt.Errorf("%w: pid %d (%s): %s; use capture and pixel input", platform.ErrNoAccessibleTree, w.ProcessID,
+			cmp.Or(b.Toolkit, "unknown toolkit"), b.Hint)
+	}
+	if why := coldReason(w.ProcessID, b.Toolkit); why != "" {
+		return t, fmt.Errorf("%w: pid %d (%s) was started with accessibility off: %s; restart it through mcec's launch "+
+			"(which sets what each toolkit needs), or use capture and pixel input", platform.ErrNoAccessibleTree, w.ProcessID, b.Toolkit, why)
+	}
+	wait, cancel := context.WithTimeout(ctx, registerWait)
+	defer cancel()
+	tick := time.NewTicker(registerPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-wait.Done():
+			if ctx.Err() != nil {
+				return t, ctx.Err()
+			}
+			return t, fmt.Errorf("%w: pid %d (%s) carries an accessibility bridge but has not registered on the accessibility bus "+
+				"within %v (GTK 4 and Java take seconds after their window maps); query again shortly", platform.ErrTreeNotReady,
+				w.ProcessID, b.Toolkit, registerWait)
+		case <-tick.C:
+		}
+		t, err = withA11y(wait, d, func(a *atspi.Client) (platform.Tree, error) { return a.Tree(wait, w, limits) })
+		if !errors.Is(err, atspi.ErrNotRegistered) && wait.Err() == nil {
+			return t, err
+		}
+	}
 }
+
+// How long Tree waits for the application of a process that carries an accessibility bridge to
+// register on the bus, and how often it looks.
+const (
+	registerWait = 3 * time.Second
+	registerPoll = 100 * time.Millisecond
+)
 
 // windowsOf lists the windows of process pid, for telling its accessible frames apart.
 func (d *Desktop) windowsOf(ctx context.Context, pid int) ([]platform.Window, error) {
@@ -208,4 +256,23 @@ func (d *Desktop) Close() error {
 	}
 	errs = append(errs, d.x.Close())
 	return errors.Join(errs...)
+}
+
+// coldReason says why a process that carries an accessibility bridge will never register on the
+// bus, from the environment it was started with: NO_AT_BRIDGE=1 switches GTK's and ATK's bridge
+// off, and Qt publishes only with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 or org.a11y.Status enabled at
+// its start (such a process registers, so it never reaches this check). "" when nothing says so.
+func coldReason(pid int, toolkit string) string {
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		return ""
+	}
+	vars := strings.Split(string(env), "\x00")
+	switch {
+	case slices.Contains(vars, "NO_AT_BRIDGE=1"):
+		return "NO_AT_BRIDGE=1 is set in its environment"
+	case strings.HasPrefix(toolkit, "Qt") && !slices.Contains(vars, "QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"):
+		return "Qt publishes its tree only when QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 is set or org.a11y.Status IsEnabled is true when it starts"
+	}
+	return ""
 }

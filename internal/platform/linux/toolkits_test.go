@@ -2,6 +2,7 @@ package linux_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"syscall"
@@ -120,10 +121,20 @@ func TestToolkitForms(t *testing.T) {
 			d := open(t)
 			p := testdesk.Start(t, f.argv...)
 			main := windowTitled(t, d, p.PID, f.title)
-			testdesk.WaitAccessible(t, p.PID, 30*time.Second)
+			// No wait for the registration: Tree waits for a process that carries a bridge (GTK 4
+			// registers seconds after mapping) and says tree-not-ready when it is not there yet.
 			var submit *platform.Node
-			testdesk.WaitFor(t, 10*time.Second, "the form never showed its Submit button", func() bool {
-				submit = find(tree(t, d, main).Root, named("push button", "Submit"))
+			testdesk.WaitFor(t, 30*time.Second, "the form never showed its Submit button", func() bool {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				tr, err := d.Tree(ctx, main, platform.TreeLimits{MaxDepth: 6, MaxNodes: 1000})
+				if errors.Is(err, platform.ErrTreeNotReady) {
+					return false
+				}
+				if err != nil {
+					t.Fatalf("Tree right after the window mapped: %v", err)
+				}
+				submit = find(tr.Root, named("push button", "Submit"))
 				return submit != nil
 			})
 			for range 10 {
@@ -180,6 +191,47 @@ func TestToolkitForms(t *testing.T) {
 			}
 			if !alive(p.PID) {
 				t.Fatal("the application died")
+			}
+		})
+	}
+}
+
+// TestNoTreeSaysWhy: a process without a tree fails at once with the reason and the fix — a
+// toolkit with no bridge (Tk), a bridge switched off (NO_AT_BRIDGE=1) — instead of waiting for a
+// registration that never comes.
+func TestNoTreeSaysWhy(t *testing.T) {
+	d := open(t)
+	for _, tc := range []struct {
+		name, title string
+		argv        []string
+		want        string
+	}{
+		{"Tk", "mcec tk", []string{"wish", "testdata/tk.tcl"}, "Tk has no accessibility bridge"},
+		{"bridge off", "mcec gtk off", []string{"env", "NO_AT_BRIDGE=1", "/usr/bin/python3", "testdata/gtk3win.py", "mcec gtk off"}, "NO_AT_BRIDGE=1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := testdesk.Start(t, tc.argv...)
+			var w platform.Window
+			testdesk.WaitFor(t, 20*time.Second, "no window "+tc.title, func() bool {
+				ws, _ := d.Windows(context.Background())
+				for _, x := range ws {
+					if x.Title == tc.title {
+						w = x
+						return true
+					}
+				}
+				return false
+			})
+			if w.ProcessID != p.PID {
+				t.Fatalf("window %q belongs to pid %d, want %d", tc.title, w.ProcessID, p.PID)
+			}
+			start := time.Now()
+			_, err := d.Tree(context.Background(), w, platform.TreeLimits{MaxDepth: 6, MaxNodes: 1000})
+			if !errors.Is(err, platform.ErrNoAccessibleTree) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Tree: %v; want no-accessible-tree saying %q", err, tc.want)
+			}
+			if took := time.Since(start); took > time.Second {
+				t.Errorf("took %v: a process that will never register is not waited for", took)
 			}
 		})
 	}
