@@ -225,13 +225,14 @@ func awaitTree(ctx context.Context, env *Env, w *platform.Window, deadline time.
 		"launch with a longer timeout"
 	var ce *contract.Error
 	switch {
-	case errors.As(err, &ce) && ce.Code == contract.CodeNoAccessibleTree:
-		detail += "; the application is not registered on the accessibility bus yet"
-	case errors.As(err, &ce) && ce.Code == contract.CodeAppNotResponding:
-		detail += "; the application does not answer yet"
-	case err != nil:
+	case err == nil:
+	case !transient(err):
 		// Not a matter of time (the window closed, access denied): say what happened instead.
 		detail = who + ": its accessibility tree could not be read: " + err.Error()
+	case errors.As(err, &ce) && ce.Code == contract.CodeAppNotResponding:
+		detail += "; the application does not answer yet"
+	default:
+		detail += "; the application is not registered on the accessibility bus yet"
 	}
 	if handed {
 		detail += "; if the running instance was started outside mcec it may lack the accessibility switches (see mcec doctor)"
