@@ -131,19 +131,20 @@ func drawText(img *image.RGBA, x0, y0 int, lines []string, c color.RGBA) {
 // frame without text, or with a 1-pixel cursor, is.
 func TestBlankTerminal(t *testing.T) {
 	black, white := color.RGBA{0, 0, 0, 255}, color.RGBA{255, 255, 255, 255}
-	for _, size := range []image.Point{{1280, 800}, {1920, 1080}, {3840, 2160}, {484, 316}} {
+	// 1280x800 and 1920x1080 read every fourth row (the widest step), 484x316 every row.
+	for _, size := range []image.Point{{1280, 800}, {1920, 1080}, {484, 316}} {
 		uniform := solid(size.X, size.Y, black)
 		if got := Blank(uniform); !got.Blank || !got.DominantIsDark || got.DominantFraction != 1 {
 			t.Errorf("%v uniform: %+v, want blank and dark", size, got)
 		}
-		cursor := solid(size.X, size.Y, black)
-		cursor.SetRGBA(size.X/3, size.Y/2, white)
-		if got := Blank(cursor); !got.Blank {
+		img := solid(size.X, size.Y, black)
+		img.SetRGBA(size.X/3, size.Y/2, white)
+		if got := Blank(img); !got.Blank {
 			t.Errorf("%v with a 1-pixel cursor: %+v, want blank", size, got)
 		}
 		for dy := range 2 * blankMaxRowStep {
 			for _, text := range [][]string{{"hello", "world"}, {"bdf"}} {
-				img := solid(size.X, size.Y, black)
+				copy(img.Pix, uniform.Pix)
 				drawText(img, 2, 2+dy, text, white)
 				if got := Blank(img); got.Blank || got.DominantFraction < 0.99 {
 					t.Errorf("%v, text %q %d px down: %+v, want not blank at >= 99%% one colour", size, text, 2+dy, got)
@@ -274,8 +275,9 @@ func blankReference(img *image.RGBA) (best, total int, dominant uint16) {
 func TestBlankMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	palette := []color.RGBA{{0, 0, 0, 255}, {255, 255, 255, 255}, {7, 3, 1, 9}, {200, 10, 60, 255}}
-	for i := range 200 {
-		w, h := 1+rng.IntN(700), 1+rng.IntN(400)
+	for i := range 60 {
+		// Up to 900x500: above blankBudget, so rows are skipped too.
+		w, h := 1+rng.IntN(900), 1+rng.IntN(500)
 		full := solid(w+5, h+3, palette[rng.IntN(len(palette))])
 		for range rng.IntN(3000) {
 			full.SetRGBA(rng.IntN(w+5), rng.IntN(h+3), palette[rng.IntN(len(palette))])
