@@ -16,7 +16,7 @@ type ElementSelector struct {
 	Value        string `json:"value,omitempty" jsonschema:"With by: the exact (case-sensitive) value."`
 	Name         string `json:"name,omitempty" jsonschema:"Exact accessible name (case-sensitive)."`
 	NameContains string `json:"nameContains,omitempty" jsonschema:"Substring of the accessible name, case-insensitive."`
-	Role         string `json:"role,omitempty" jsonschema:"Raw AT-SPI role (e.g. 'push button') or controlType (e.g. 'Button'), case-insensitive."`
+	Role         string `json:"role,omitempty" jsonschema:"Raw AT-SPI role (e.g. 'push button') or controlType (e.g. 'Button'), case-insensitive; an exact spelling wins ('text' fields, 'Text' labels)."`
 	AutomationID string `json:"automationId,omitempty" jsonschema:"Exact automation id (AT-SPI AccessibleId; GTK3 apps rarely set it)."`
 	Text         string `json:"text,omitempty" jsonschema:"Exact text or value of the element."`
 	Ref          string `json:"ref,omitempty" jsonschema:"A ref from query or find: targets that live object directly, without searching."`
@@ -106,18 +106,64 @@ func (s *ElementSelector) String() string {
 }
 
 // search returns the nodes under root that match, breadth-first (the order index counts in).
+// Two kinds of match are dropped as the same control seen twice: a label that only repeats the
+// name of a matching ancestor up to two levels above it (GTK 4 buttons and check boxes hold a
+// label child named as they are), and, when some match has the role or control type spelt
+// exactly as asked, the matches that differ in case ({role: "text"} means text fields,
+// {role: "Text"} Text-typed labels).
 func (s *ElementSelector) search(root *platform.Node) []*platform.Node {
 	var out []*platform.Node
+	parent := map[*platform.Node]*platform.Node{}
+	matched := map[*platform.Node]bool{}
 	queue := []*platform.Node{root}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
 		if s.matches(n) {
 			out = append(out, n)
+			matched[n] = true
+		}
+		for _, k := range n.Children {
+			parent[k] = n
 		}
 		queue = append(queue, n.Children...)
 	}
-	return out
+	if len(out) < 2 {
+		return out
+	}
+	// Raw roles are lower case ("text"), control types capitalised ("Text"): when some match is
+	// spelt exactly as asked, the spelling says which was meant.
+	spelt := func(n *platform.Node) bool { return n.Role == s.Role || n.ControlType == s.Role }
+	exactRole := s.Role != "" && slices.ContainsFunc(out, spelt)
+	kept := out[:0]
+	for _, n := range out {
+		if exactRole && !spelt(n) {
+			continue
+		}
+		if labelRoles[n.Role] && repeatsAncestor(n, parent, matched) {
+			continue
+		}
+		kept = append(kept, n)
+	}
+	return kept
+}
+
+// labelRoles are roles of nodes that only show text.
+var labelRoles = map[string]bool{"label": true, "static": true, "caption": true}
+
+// repeatsAncestor reports a node whose parent or grandparent matched too, under the same name.
+func repeatsAncestor(n *platform.Node, parent map[*platform.Node]*platform.Node, matched map[*platform.Node]bool) bool {
+	p := parent[n]
+	for range 2 {
+		if p == nil {
+			return false
+		}
+		if matched[p] && p.Name == n.Name {
+			return true
+		}
+		p = parent[p]
+	}
+	return false
 }
 
 // pick applies index to the matches: exactly one, or none, or ambiguous-selector listing the

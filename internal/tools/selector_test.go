@@ -117,3 +117,33 @@ func TestSelectorCells(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectorSameControlOnce: a GTK 4 button's label child repeating the button's name, and a
+// raw role spelt exactly, do not make a selector ambiguous.
+func TestSelectorSameControlOnce(t *testing.T) {
+	label := &platform.Node{Ref: "a:3", Role: "label", ControlType: "Text", Name: "Send"}
+	button := &platform.Node{Ref: "a:2", Role: "push button", ControlType: "Button", Name: "Send", Children: []*platform.Node{label}}
+	field := &platform.Node{Ref: "a:5", Role: "text", ControlType: "Edit", Name: "Name"}
+	caption := &platform.Node{Ref: "a:4", Role: "label", ControlType: "Text", Name: "Name"}
+	root := &platform.Node{Ref: "a:1", Role: "frame", Name: "Form", Children: []*platform.Node{button, caption, field}}
+
+	for _, tc := range []struct {
+		sel  ElementSelector
+		want []*platform.Node
+	}{
+		{ElementSelector{Name: "Send"}, []*platform.Node{button}},
+		{ElementSelector{By: "name", Value: "Send"}, []*platform.Node{button}},
+		{ElementSelector{Name: "Send", Role: "label"}, []*platform.Node{label}}, // asked for by role: kept
+		{ElementSelector{Role: "text"}, []*platform.Node{field}},                // the raw role, not Text labels
+		{ElementSelector{Role: "Text"}, []*platform.Node{caption, label}},       // the control type
+		{ElementSelector{Name: "Name"}, []*platform.Node{caption, field}},       // a sibling label is another control
+	} {
+		if got := tc.sel.search(root); !slices.Equal(got, tc.want) {
+			var refs []string
+			for _, n := range got {
+				refs = append(refs, n.Ref)
+			}
+			t.Errorf("%s: matched %v", tc.sel.String(), refs)
+		}
+	}
+}

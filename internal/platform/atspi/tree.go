@@ -143,6 +143,12 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	}
 	bestW.timings = append(bestW.timings, "frames", time.Since(start))
 	t, err := bestW.tree(ctx, best)
+	if err == nil && (t.Root.Bounds == nil || t.Root.Bounds.Empty()) && !win.Bounds.Empty() && t.Root.States["showing"] {
+		// A frame that reports no rectangle (Swing) or an empty one (a GTK 4 dialog) covers its
+		// window, whose area X knows.
+		b := win.Bounds
+		t.Root.Bounds = &b
+	}
 	if err == nil {
 		c.log.Debug("atspi: tree", append([]any{"pid", pid, "nodes", t.NodeCount, "cache", bestW.snap != nil,
 			"total", time.Since(start), "calls", c.calls.Load() - calls}, bestW.timings...)...)

@@ -142,6 +142,9 @@ func TestToolkitForms(t *testing.T) {
 				if tr.Root.Name != main.Title {
 					t.Fatalf("root is %s %q, want the main window's frame", tr.Root.Role, tr.Root.Name)
 				}
+				if b := tr.Root.Bounds; b == nil || b.Empty() {
+					t.Fatalf("the frame has no bounds: %+v", b)
+				}
 				submit = find(tr.Root, named("push button", "Submit"))
 				if submit == nil || submit.Bounds == nil || !main.Bounds.Contains(*submit.Bounds) {
 					t.Fatalf("Submit button missing or outside the window %+v: %+v", main.Bounds, submit)
@@ -183,8 +186,8 @@ func TestToolkitForms(t *testing.T) {
 			testdesk.WaitFor(t, 10*time.Second, "the dialog's frame never showed its button", func() bool {
 				return find(tree(t, d, dialog).Root, named("push button", "Close dialog")) != nil
 			})
-			if got := tree(t, d, dialog).Root.Name; got != f.dialog {
-				t.Errorf("dialog window's tree is %q's", got)
+			if got := tree(t, d, dialog).Root; got.Name != f.dialog || got.Bounds == nil || got.Bounds.Empty() {
+				t.Errorf("dialog window's tree is %q's, bounds %+v", got.Name, got.Bounds)
 			}
 			if got := tree(t, d, main).Root.Name; got != main.Title {
 				t.Errorf("with the dialog open, the main window's tree is %q's", got)
