@@ -39,7 +39,7 @@ type Extensions struct {
 	SHM       bool // MIT-SHM present and usable from this client (local, probed)
 	RandR     bool // RandR >= 1.5: GetMonitors
 	XTest     bool // XTEST: synthetic input
-	XRes      bool // X-Resource >= 1.2: the pid behind windows that set no _NET_WM_PID
+	XRes      bool // X-Resource >= 1.2 that knows our own pid: the pid behind windows without _NET_WM_PID
 }
 
 // Conn is a connection to one X display. It is safe for concurrent use.
@@ -165,6 +165,7 @@ func (c *Conn) setup(ctx context.Context) error {
 			shmV   shm.QueryVersionCookie
 			randrV randr.QueryVersionCookie
 			xresV  res.QueryVersionCookie
+			xresMe clientPIDs
 		)
 		if present["Composite"] {
 			compV = composite.QueryVersion(c.xc, 0, 4)
@@ -183,6 +184,7 @@ func (c *Conn) setup(ctx context.Context) error {
 		}
 		if present[xresName] {
 			xresV = res.QueryVersion(c.xc, 1, 2)
+			xresMe = c.queryOwnPID()
 		}
 		if present["Composite"] {
 			r, err := compV.Reply()
@@ -207,7 +209,8 @@ func (c *Conn) setup(ctx context.Context) error {
 		if present[xresName] {
 			// QueryClientIds is new in 1.2; older servers answer it BadRequest.
 			r, err := xresV.Reply()
-			c.ext.XRes = err == nil && (r.ServerMajor > 1 || r.ServerMinor >= 2)
+			v12 := err == nil && (r.ServerMajor > 1 || r.ServerMinor >= 2)
+			c.ext.XRes = xresMe.isOwn() && v12
 		}
 		if present["XTEST"] {
 			r, err := xtest.GetVersion(c.xc, 2, 2).Reply()

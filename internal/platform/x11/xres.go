@@ -1,6 +1,8 @@
 package x11
 
 import (
+	"os"
+
 	"github.com/jezek/xgb/res"
 	"github.com/jezek/xgb/xproto"
 )
@@ -17,11 +19,28 @@ import (
 
 const xresName = "X-Resource"
 
+// queryOwnPID asks for this connection's own pid, sent before the version is known (an old
+// server answers BadRequest, which isOwn reads as no).
+func (c *Conn) queryOwnPID() clientPIDs {
+	base := xproto.Setup(c.xc).ResourceIdBase
+	spec := []res.ClientIdSpec{{Client: base, Mask: res.ClientIdMaskLocalClientPID}}
+	return clientPIDs{cookie: res.QueryClientIds(c.xc, 1, spec), sent: true, mask: c.idMask, own: base}
+}
+
+// isOwn reports whether the server names this process as the owner of the connection. Only then
+// are its pids ours to read: a server reached over TCP or ssh forwarding, or running in another
+// pid namespace, reports none or pids of another machine or namespace, which would name the
+// wrong process here.
+func (q clientPIDs) isOwn() bool {
+	return q.sent && q.read().of(xproto.Window(q.own)) == os.Getpid()
+}
+
 // clientPIDs is one QueryClientIds in flight, for the owners of some windows.
 type clientPIDs struct {
 	cookie res.QueryClientIdsCookie
 	sent   bool
 	mask   uint32 // the setup's resource-id mask: window &^ mask is its client's resource base
+	own    uint32 // queryOwnPID: this connection's resource base
 }
 
 // queryClientPIDs asks for the pids of the clients owning ws (one spec per client). Nothing is
