@@ -90,7 +90,7 @@ func TestWindowsOwnerWithoutPID(t *testing.T) {
 func TestWindowsTk(t *testing.T) {
 	wish, err := exec.LookPath("wish")
 	if err != nil {
-		t.Skip("wish not installed (apt-get install tk)")
+		t.Skip("wish not installed (apt-get install tk8.6)")
 	}
 	c := dial(t)
 	newXApp(t) // the window manager is ready
