@@ -112,6 +112,9 @@ const (
 	// WarnTreeSkeleton: the application published only a shell of its tree (a Chromium page
 	// without renderer accessibility); the detail says how to get the rest.
 	WarnTreeSkeleton Code = "tree-skeleton"
+	// WarnNoObservedEffect: an action was delivered but no change of focus, windows or the
+	// window's elements followed within its settle time; the agent should look before going on.
+	WarnNoObservedEffect Code = "no-observed-effect"
 )
 
 // codeCategory is the one place that says which category each known error code belongs to.
@@ -205,5 +208,6 @@ func ErrorCodes() []Code {
 func WarningCodes() []Code {
 	return []Code{WarnMinimizedWindow, WarnTreeTruncated, WarnRegionClamped, WarnCaptureFallback,
 		WarnCaptureBlank, WarnAppNotResponding, WarnSecretMasked, WarnLimitsClamped,
-		WarnUnfetchedRecordingDiscarded, WarnTreeNotReady, WarnNoAccessibleTree, WarnTreeSkeleton}
+		WarnUnfetchedRecordingDiscarded, WarnTreeNotReady, WarnNoAccessibleTree, WarnTreeSkeleton,
+		WarnNoObservedEffect}
 }

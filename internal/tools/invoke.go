@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -19,6 +20,7 @@ type invokeArgs struct {
 	Element *ElementSelector `json:"element,omitempty" jsonschema:"The element to act on (a ref needs no window)."`
 	Action  string           `json:"action,omitempty" jsonschema:"invoke (default), toggle, setvalue, setfocus, expand, collapse or select."`
 	Text    *string          `json:"text,omitempty" jsonschema:"With setvalue: the text, or the number for sliders and spin buttons."`
+	settleArg
 }
 
 type invokeResult struct {
@@ -29,6 +31,8 @@ type invokeResult struct {
 	Window  *WindowInfo `json:"window,omitempty"`
 	// ModalPending: the app entered a modal loop (a dialog opened); the action is still running.
 	ModalPending bool `json:"modalPending,omitempty"`
+	// Effect is what the action observably changed once the UI settled.
+	Effect *Effect `json:"effect,omitempty"`
 }
 
 func invokeTool(env *Env) *catalog.Tool {
@@ -37,10 +41,13 @@ func invokeTool(env *Env) *catalog.Tool {
 		Title: "Act on an element",
 		Description: "Perform a semantic action on an element through the accessibility API, without moving the mouse: " +
 			"invoke (click/press/activate), toggle, setvalue (text), setfocus, expand, collapse, select (tabs, list " +
-			"items, combo entries). Does not wait for the element. When the action opens a modal dialog, returns at " +
-			"once with modalPending:true; find and dismiss the dialog next.",
+			"items, combo entries). Does not wait for the element. Returns once the UI settled (settle, default 500 ms) " +
+			"with the observed effect (focus, values, states, windows, changed elements); warns no-observed-effect " +
+			"when nothing changed. When the action opens a modal dialog, returns with modalPending:true; find and " +
+			"dismiss the dialog next.",
 		Annotations:       catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:            invokeResult{},
+		Warnings:          []contract.Code{contract.WarnNoObservedEffect},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeElementNotFound,
 			contract.CodePatternUnsupported, contract.CodeElementStale, contract.CodeFocusNotSet, contract.CodeInvokeFaulted,
@@ -57,6 +64,10 @@ func invokeTool(env *Env) *catalog.Tool {
 				return nil, contract.Errorf(contract.CodeBadArguments, "action setvalue needs text")
 			}
 			if err := in.Element.check(); err != nil {
+				return nil, err
+			}
+			settle, err := in.duration()
+			if err != nil {
 				return nil, err
 			}
 			l, err := locate(ctx, env.Desktop, in.WindowTarget, in.Element)
@@ -79,18 +90,26 @@ func invokeTool(env *Env) *catalog.Tool {
 				res.Window = &w
 				call.Session.SetTarget(w)
 			}
+			obs := watchAction(ctx, env.Desktop, l.window, l.node.Ref)
 			out, err := env.Desktop.Act(ctx, l.node.Ref, action, text)
 			if err != nil {
+				obs.stop()
 				return nil, actionError(err, action, l.node)
 			}
 			res.Invoked, res.ModalPending = true, out.ModalPending
+			eff := obs.settle(ctx, settle, out.ModalPending)
+			res.Effect = &eff
 			res.Element = element(l.node)
 			if !out.ModalPending {
 				if el, err := env.Desktop.Element(ctx, l.node.Ref); err == nil {
 					res.Element = element(&el.Node)
 				}
 			}
-			return &catalog.Response{Result: res}, nil
+			resp := &catalog.Response{Result: res}
+			if !eff.observed() && !out.ModalPending {
+				resp.Warnings = append(resp.Warnings, noEffectWarning(fmt.Sprintf("%s on %s (%s %q)", action, l.node.Ref, l.node.Role, l.node.Name), eff))
+			}
+			return resp, nil
 		},
 	})
 }

@@ -1,0 +1,485 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// Every acting tool reports what it observably changed (issue 15): an action reported as done
+// that changed nothing is the failure agents suffer most from. An observer reads the state an
+// action may change just before it — the windows, the focus, the target element, and the
+// names and states of the target window's tree — and, after the action, waits for the UI to
+// settle (the application's accessibility events and the window events go quiet, bounded by
+// the call's settle time), reads it again and reports the difference as the result's effect.
+// When nothing changed, the result warns no-observed-effect: the action may have been lost.
+
+// settleArg is the acting tools' settle argument.
+type settleArg struct {
+	Settle *int `json:"settle,omitempty" jsonschema:"Milliseconds to wait at most for the UI to settle and show the action's effect (default 500; 0: only what is seen at once)."`
+}
+
+const (
+	defaultSettle = 500 * time.Millisecond
+	maxSettle     = 10 * time.Second
+	// quietGap is how long events must pause before the UI counts as settled: toolkits answer
+	// an action within a few milliseconds and emit its events in one burst.
+	quietGap = 40 * time.Millisecond
+	// settleTick is how often the settle loop looks at the clock between events, and
+	// unannouncedCheck how often it re-reads the state when no event announced anything.
+	settleTick       = 20 * time.Millisecond
+	unannouncedCheck = 100 * time.Millisecond
+	// effectTreeLimits bound the before/after walks of the target window: names and states only.
+	effectNodes  = 2000
+	effectBudget = 300 * time.Millisecond
+	// maxChanged is how many changed elements an effect lists; the rest are counted.
+	maxChanged = 8
+)
+
+func (a settleArg) duration() (time.Duration, error) {
+	if a.Settle == nil {
+		return defaultSettle, nil
+	}
+	d := time.Duration(*a.Settle) * time.Millisecond
+	if *a.Settle < 0 || d > maxSettle {
+		return 0, contract.Errorf(contract.CodeBadArguments, "settle must be 0 to %d ms, got %d", maxSettle.Milliseconds(), *a.Settle)
+	}
+	return d, nil
+}
+
+// Effect is what an action changed, observed after it settled.
+type Effect struct {
+	// SettledMs is how long the observer waited after the action; Settled is false when the
+	// settle time ran out while events were still coming.
+	SettledMs int64 `json:"settledMs"`
+	Settled   bool  `json:"settled"`
+	// Focus moved from one element to another.
+	Focus *FocusMove `json:"focus,omitempty"`
+	// Target is the acted-on element's own change (value, name, states).
+	Target *NodeChange `json:"target,omitempty"`
+	// Changed lists other elements of the window whose name or states changed (the first
+	// maxChanged; ChangedMore counts the rest); Added and Removed count elements that appeared
+	// and went.
+	Changed     []NodeChange `json:"changed,omitempty"`
+	ChangedMore int          `json:"changedMore,omitempty"`
+	Added       int          `json:"added,omitempty"`
+	Removed     int          `json:"removed,omitempty"`
+	// WindowsOpened and WindowsClosed are top-level windows that appeared and went.
+	WindowsOpened []WindowBrief `json:"windowsOpened,omitempty"`
+	WindowsClosed []WindowBrief `json:"windowsClosed,omitempty"`
+	// Foreground: the active window changed.
+	Foreground *WindowMove `json:"foreground,omitempty"`
+	// Window: the target window's bounds or state changed.
+	Window *WindowDelta `json:"window,omitempty"`
+	// AppEvents counts bursts of accessibility events the application emitted after the action.
+	AppEvents int `json:"appEvents,omitempty"`
+}
+
+// FocusMove is a change of the keyboard focus.
+type FocusMove struct {
+	From *NodeBrief `json:"from,omitempty"`
+	To   *NodeBrief `json:"to,omitempty"`
+}
+
+// NodeBrief names an element compactly.
+type NodeBrief struct {
+	Ref  string `json:"ref"`
+	Role string `json:"role"`
+	Name string `json:"name,omitempty"`
+}
+
+// NodeChange is one element's change: its present name and value, what they were, and the
+// states it gained (+) and lost (-).
+type NodeChange struct {
+	NodeBrief
+	Value  *string `json:"value,omitempty"`
+	Was    *Was    `json:"was,omitempty"`
+	States string  `json:"states,omitempty"`
+}
+
+// Was holds the values before the action of the fields that changed.
+type Was struct {
+	Name  *string `json:"name,omitempty"`
+	Value *string `json:"value,omitempty"`
+}
+
+// WindowBrief names a window compactly.
+type WindowBrief struct {
+	Handle uint32 `json:"handle"`
+	Title  string `json:"title"`
+	Type   string `json:"type,omitempty"`
+}
+
+// WindowMove is a change of the active window.
+type WindowMove struct {
+	From *WindowBrief `json:"from,omitempty"`
+	To   *WindowBrief `json:"to,omitempty"`
+}
+
+// WindowDelta is the target window's change.
+type WindowDelta struct {
+	From WindowGeometry `json:"from"`
+	To   WindowGeometry `json:"to"`
+}
+
+// WindowGeometry is a window's bounds and state.
+type WindowGeometry struct {
+	X      int      `json:"x"`
+	Y      int      `json:"y"`
+	Width  int      `json:"width"`
+	Height int      `json:"height"`
+	State  []string `json:"state"`
+}
+
+// conclusive reports an effect that may end the settle wait: any change but a target that is
+// only pressed or released, which toolkits show while an activation is still under way (Qt
+// animates a press for 100 ms before the click handler runs).
+func (e *Effect) conclusive() bool {
+	if !e.observed() {
+		return false
+	}
+	onlyPress := e.Target != nil && e.Target.Was == nil && (e.Target.States == "+pressed" || e.Target.States == "-pressed")
+	return !onlyPress || e.Focus != nil || len(e.Changed) > 0 || e.Added > 0 || e.Removed > 0 ||
+		len(e.WindowsOpened) > 0 || len(e.WindowsClosed) > 0 || e.Foreground != nil || e.Window != nil
+}
+
+// observed reports whether the effect holds any change.
+func (e *Effect) observed() bool {
+	return e.Focus != nil || e.Target != nil || len(e.Changed) > 0 || e.Added > 0 || e.Removed > 0 ||
+		len(e.WindowsOpened) > 0 || len(e.WindowsClosed) > 0 || e.Foreground != nil || e.Window != nil
+}
+
+// observer holds the state before an action.
+type observer struct {
+	d       platform.Desktop
+	pid     int    // the process acted on (0: none known)
+	window  uint32 // the target window (0: none)
+	target  string // the acted-on element's ref ("" for none)
+	windows []platform.Window
+	focus   *platform.Element
+	node    *platform.Node
+	tree    map[string]*platform.Node // by ref: the target window's elements, names and states
+	// events and windowEvents wake the settle loop; cancel ends both watches.
+	events       <-chan struct{}
+	windowEvents <-chan struct{}
+	cancel       context.CancelFunc
+	start        time.Time
+}
+
+// watchAction reads the state an action on element target (a ref, or "") in window w of process
+// pid may change and starts watching for its events. It never fails: what cannot be read is
+// left out of the comparison. Call settle after the action, or stop when it failed.
+func watchAction(ctx context.Context, d platform.Desktop, w platform.Window, target string) *observer {
+	o := &observer{d: d, pid: w.ProcessID, window: w.Handle, target: target}
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	o.cancel = cancel
+	if ch, err := d.WatchWindows(wctx); err == nil {
+		o.windowEvents = ch
+	}
+	if o.pid > 0 {
+		if ch, err := d.WatchTree(wctx, o.pid); err == nil {
+			o.events = ch
+		}
+	}
+	o.windows, _ = d.Windows(ctx)
+	o.readApp(ctx, &o.focus, &o.node, &o.tree, w)
+	o.start = time.Now()
+	return o
+}
+
+// readBudget bounds one reading of the application's state: an application that is slow or
+// still registering costs the comparison, not the action.
+const readBudget = time.Second
+
+// readApp reads the focus, the target element and the window's tree of the process.
+func (o *observer) readApp(ctx context.Context, focus **platform.Element, node **platform.Node, tree *map[string]*platform.Node, w platform.Window) {
+	if o.pid <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, readBudget)
+	defer cancel()
+	if f, err := o.d.Focused(ctx, o.pid); err == nil {
+		*focus = &f
+	}
+	if o.target != "" {
+		if el, err := o.d.Element(ctx, o.target); err == nil {
+			*node = &el.Node
+		}
+	}
+	if w.Handle != 0 {
+		t, err := o.d.Tree(ctx, w, platform.TreeLimits{MaxDepth: 64, MaxNodes: effectNodes, MaxChildren: 500, Budget: effectBudget, Lean: true})
+		if err == nil && !slices.Contains(t.TruncatedBy, platform.LimitTime) {
+			*tree = flatten(t.Root)
+		}
+	}
+}
+
+func flatten(root *platform.Node) map[string]*platform.Node {
+	out := make(map[string]*platform.Node)
+	var visit func(*platform.Node)
+	visit = func(n *platform.Node) {
+		out[n.Ref] = n
+		for _, k := range n.Children {
+			visit(k)
+		}
+	}
+	visit(root)
+	return out
+}
+
+// stop ends the watches without reading anything (the action failed).
+func (o *observer) stop() { o.cancel() }
+
+// settle waits, at most max, for the UI to settle after the action and returns what changed.
+// appBlocked says the application is stuck in a modal loop: only windows are compared then,
+// since every call into it would cost a deadline.
+func (o *observer) settle(ctx context.Context, max time.Duration, appBlocked bool) Effect {
+	defer o.cancel()
+	deadline := o.start.Add(max)
+	tick := time.NewTicker(settleTick)
+	defer tick.Stop()
+	var (
+		eff       Effect
+		events    int
+		lastEvent time.Time
+		lastCheck = o.start
+		pending   bool // events came since the last comparison
+	)
+	check := func(settled bool) bool {
+		eff = o.diff(ctx, appBlocked)
+		eff.AppEvents, eff.Settled = events, settled
+		lastCheck, pending = time.Now(), false
+		return eff.conclusive()
+	}
+	for {
+		now := time.Now()
+		switch {
+		case !now.Before(deadline):
+			check(!pending)
+			eff.SettledMs = time.Since(o.start).Milliseconds()
+			return eff
+		case pending && now.Sub(lastEvent) >= quietGap:
+			if check(true) {
+				eff.SettledMs = time.Since(o.start).Milliseconds()
+				return eff
+			}
+		case !pending && now.Sub(lastCheck) >= unannouncedCheck:
+			if check(true) {
+				eff.SettledMs = time.Since(o.start).Milliseconds()
+				return eff
+			}
+		}
+		select {
+		case <-ctx.Done():
+			eff.SettledMs = time.Since(o.start).Milliseconds()
+			return eff
+		case _, open := <-o.events:
+			if !open {
+				o.events = nil
+				continue
+			}
+			events++
+			lastEvent, pending = time.Now(), true
+		case _, open := <-o.windowEvents:
+			if !open {
+				o.windowEvents = nil
+				continue
+			}
+			lastEvent, pending = time.Now(), true
+		case <-tick.C:
+		}
+	}
+}
+
+// diff reads the state again and compares it with the state before the action.
+func (o *observer) diff(ctx context.Context, appBlocked bool) Effect {
+	var eff Effect
+	after, err := o.d.Windows(ctx)
+	if err == nil && o.windows != nil {
+		o.diffWindows(&eff, after)
+	}
+	if appBlocked {
+		return eff
+	}
+	var (
+		focus *platform.Element
+		node  *platform.Node
+		tree  map[string]*platform.Node
+	)
+	w := platform.Window{Handle: o.window, ProcessID: o.pid}
+	for _, x := range after {
+		if x.Handle == o.window {
+			w = x
+		}
+	}
+	if !slices.ContainsFunc(after, func(x platform.Window) bool { return x.Handle == o.window }) {
+		w.Handle = 0 // the window closed: nothing to walk
+	}
+	o.readApp(ctx, &focus, &node, &tree, w)
+	if focusRef(o.focus) != focusRef(focus) && (o.focus != nil || focus != nil) {
+		eff.Focus = &FocusMove{From: briefOf(o.focus), To: briefOf(focus)}
+	}
+	if o.node != nil && node != nil {
+		if c, changed := nodeChange(o.node, node, true); changed {
+			eff.Target = &c
+		}
+	}
+	if o.tree != nil && tree != nil {
+		for ref, n := range tree {
+			old, ok := o.tree[ref]
+			switch {
+			case !ok:
+				eff.Added++
+			case ref == o.target:
+			default:
+				if c, changed := nodeChange(old, n, false); changed {
+					if len(eff.Changed) < maxChanged {
+						eff.Changed = append(eff.Changed, c)
+					} else {
+						eff.ChangedMore++
+					}
+				}
+			}
+		}
+		for ref := range o.tree {
+			if _, ok := tree[ref]; !ok {
+				eff.Removed++
+			}
+		}
+		slices.SortFunc(eff.Changed, func(a, b NodeChange) int { return strings.Compare(a.Ref, b.Ref) })
+	}
+	return eff
+}
+
+func (o *observer) diffWindows(eff *Effect, after []platform.Window) {
+	had := make(map[uint32]platform.Window, len(o.windows))
+	for _, w := range o.windows {
+		had[w.Handle] = w
+	}
+	has := make(map[uint32]bool, len(after))
+	var fgBefore, fgAfter *WindowBrief
+	for _, w := range o.windows {
+		if w.Focused {
+			fgBefore = windowBrief(w)
+		}
+	}
+	for _, w := range after {
+		has[w.Handle] = true
+		if w.Focused {
+			fgAfter = windowBrief(w)
+		}
+		old, ok := had[w.Handle]
+		if !ok {
+			eff.WindowsOpened = append(eff.WindowsOpened, *windowBrief(w))
+			continue
+		}
+		if w.Handle == o.window {
+			from, to := geometry(old), geometry(w)
+			if !slices.Equal(from.State, to.State) || from.X != to.X || from.Y != to.Y || from.Width != to.Width || from.Height != to.Height {
+				eff.Window = &WindowDelta{From: from, To: to}
+			}
+		}
+	}
+	for _, w := range o.windows {
+		if !has[w.Handle] {
+			eff.WindowsClosed = append(eff.WindowsClosed, *windowBrief(w))
+		}
+	}
+	if handleOf(fgBefore) != handleOf(fgAfter) {
+		eff.Foreground = &WindowMove{From: fgBefore, To: fgAfter}
+	}
+}
+
+func windowBrief(w platform.Window) *WindowBrief {
+	return &WindowBrief{Handle: w.Handle, Title: w.Title, Type: w.Type}
+}
+
+func handleOf(b *WindowBrief) uint32 {
+	if b == nil {
+		return 0
+	}
+	return b.Handle
+}
+
+func geometry(w platform.Window) WindowGeometry {
+	info := windowInfo(w)
+	return WindowGeometry{X: info.X, Y: info.Y, Width: info.Width, Height: info.Height, State: info.State}
+}
+
+func focusRef(e *platform.Element) string {
+	if e == nil {
+		return ""
+	}
+	return e.Node.Ref
+}
+
+func briefOf(e *platform.Element) *NodeBrief {
+	if e == nil {
+		return nil
+	}
+	return &NodeBrief{Ref: e.Node.Ref, Role: e.Node.Role, Name: e.Node.Name}
+}
+
+// effectStates are the states whose change an effect reports: the ones agents act on. Focus is
+// reported as a move; transient ones (armed, pressed while held) and layout ones are left out.
+var effectStates = []string{"checked", "indeterminate", "selected", "expanded", "enabled", "sensitive",
+	"showing", "visible", "editable", "pressed", "busy", "modal", "invalid-entry"}
+
+// nodeChange compares one element before and after; withValue compares values too (only the
+// full re-read of the target has them).
+func nodeChange(old, cur *platform.Node, withValue bool) (NodeChange, bool) {
+	c := NodeChange{NodeBrief: NodeBrief{Ref: cur.Ref, Role: cur.Role, Name: cur.Name}}
+	changed := false
+	if old.Name != cur.Name {
+		name := old.Name
+		c.Was = &Was{Name: &name}
+		changed = true
+	}
+	if withValue && !sameValue(old.Value, cur.Value) {
+		if c.Was == nil {
+			c.Was = &Was{}
+		}
+		c.Was.Value, c.Value = valueOrEmpty(old.Value), valueOrEmpty(cur.Value)
+		changed = true
+	}
+	var flips []string
+	for _, s := range effectStates {
+		switch {
+		case cur.States[s] && !old.States[s]:
+			flips = append(flips, "+"+s)
+		case old.States[s] && !cur.States[s]:
+			flips = append(flips, "-"+s)
+		}
+	}
+	if len(flips) > 0 {
+		c.States = strings.Join(flips, " ")
+		changed = true
+	}
+	return c, changed
+}
+
+func sameValue(a, b *string) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+func valueOrEmpty(v *string) *string {
+	if v == nil {
+		s := ""
+		return &s
+	}
+	return v
+}
+
+// noEffectWarning is the warning of an action whose effect nobody saw.
+func noEffectWarning(what string, eff Effect) contract.Warning {
+	detail := fmt.Sprintf("%s: no change of focus, windows, or the window's elements was seen within %d ms", what, eff.SettledMs)
+	if eff.AppEvents > 0 {
+		detail += fmt.Sprintf(" (the application emitted %d bursts of accessibility events)", eff.AppEvents)
+	}
+	return contract.Warn(contract.WarnNoObservedEffect, "%s; the action may have been lost or may act elsewhere: look before going on", detail)
+}
