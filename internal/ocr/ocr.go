@@ -1,5 +1,5 @@
 // Package ocr reads text out of pixels with Tesseract, run as a process with a deadline (the PNG
-// goes in on stdin, the text comes back on stdout). No cgo: Tesseract is a Debian package
+// goes in on stdin, the words come back on stdout as TSV, with their boxes). No cgo: Tesseract is a Debian package
 // (tesseract-ocr), looked up on PATH at each call.
 package ocr
 
@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"unicode"
 
 	xdraw "golang.org/x/image/draw"
 
@@ -45,12 +44,15 @@ type Options struct {
 // more for a whole window, see docs/observation.md); a 4K screen is not.
 const DefaultUpscaleMaxPixels = 2_000_000
 
-// Result is the recognized text.
+// Result is the recognized text, with the boxes of its lines and words.
 type Result struct {
-	Text      string // lines joined by \n, trimmed, blank lines dropped
+	Text      string // lines joined by \n, words by a space; lines without a letter or digit dropped
 	LineCount int
-	WordCount int
-	Upscaled  bool
+	WordCount int // len(Words)
+	Lines     []Line
+	// Words are the fields with a letter or digit, line by line in Tesseract's order.
+	Words    []Word
+	Upscaled bool
 }
 
 // Available reports whether tesseract can be run.
@@ -75,14 +77,14 @@ func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) 
 	if err != nil {
 		return Result{}, ErrUnavailable
 	}
-	var res Result
+	scale := 1
 	limit := o.UpscaleMaxPixels
 	if limit == 0 {
 		limit = DefaultUpscaleMaxPixels
 	}
 	if b := img.Bounds(); b.Dx()*b.Dy() <= limit {
 		img = upscale2x(img)
-		res.Upscaled = true
+		scale = 2
 	}
 	png, err := imaging.EncodePNG(img)
 	if err != nil {
@@ -96,7 +98,9 @@ func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) 
 	if psm == 0 {
 		psm = 11
 	}
-	cmd := exec.CommandContext(ctx, bin, "stdin", "stdout", "-l", lang, "--psm", strconv.Itoa(psm))
+	// The tsv config gives each word's box and confidence; the text is rebuilt from its words,
+	// so one run answers both.
+	cmd := exec.CommandContext(ctx, bin, "stdin", "stdout", "-l", lang, "--psm", strconv.Itoa(psm), "tsv")
 	// One thread: OpenMP threads make small images slower, and calls run concurrently anyway.
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = bytes.NewReader(png)
@@ -108,30 +112,9 @@ func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) 
 		}
 		return Result{}, fmt.Errorf("%w: %v: %s", ErrFailed, err, lastLine(stderr.String()))
 	}
-	res.Text, res.LineCount, res.WordCount = clean(out.String())
+	res := parseTSV(out.String(), scale)
+	res.Upscaled = scale > 1
 	return res, nil
-}
-
-// clean drops blank lines and trailing spaces (tesseract separates blocks with blank lines and
-// ends with a form feed) and lines without a letter or digit: edges, sliders and icons come back
-// as runs of dashes and underscores, which are not text. A word is a field with a letter or digit.
-func clean(s string) (text string, lines, words int) {
-	var kept []string
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimRightFunc(strings.Trim(l, "\f"), unicode.IsSpace)
-		n := 0
-		for _, f := range strings.Fields(l) {
-			if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-				n++
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		kept = append(kept, l)
-		words += n
-	}
-	return strings.Join(kept, "\n"), len(kept), words
 }
 
 func lastLine(s string) string {

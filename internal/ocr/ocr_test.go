@@ -13,26 +13,6 @@ import (
 	"time"
 )
 
-func TestClean(t *testing.T) {
-	tests := []struct {
-		in           string
-		text         string
-		lines, words int
-	}{
-		{"", "", 0, 0},
-		{"\f", "", 0, 0},
-		{"togglebutton\n\ntogglebutton  \n\f", "togglebutton\ntogglebutton", 2, 2},
-		{"Click icon to change mode\n \n", "Click icon to change mode", 1, 5},
-		{"———_—\n| — |\n50% ——\n", "50% ——", 1, 1}, // a slider and a frame are not text
-	}
-	for _, tt := range tests {
-		text, lines, words := clean(tt.in)
-		if text != tt.text || lines != tt.lines || words != tt.words {
-			t.Errorf("clean(%q) = %q, %d, %d", tt.in, text, lines, words)
-		}
-	}
-}
-
 func TestUnavailable(t *testing.T) {
 	o := Options{Binary: "/nonexistent/tesseract"}
 	if err := Available(o); !errors.Is(err, ErrUnavailable) {
