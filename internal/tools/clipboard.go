@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcec/mcec/contract"
@@ -20,6 +21,8 @@ type clipboardResult struct {
 	Text   *string `json:"text,omitempty"`
 	Set    bool    `json:"set,omitempty"`
 	Length int     `json:"length"`
+	// Effect, after set, is the clipboard read back.
+	Effect *Effect `json:"effect,omitempty"`
 }
 
 func clipboardTool(env *Env) *catalog.Tool {
@@ -30,6 +33,7 @@ func clipboardTool(env *Env) *catalog.Tool {
 			"another application takes it). length counts characters.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true}, // set replaces what the user had copied
 		Result:      clipboardResult{},
+		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors:      []contract.Code{contract.CodeActionUnknown, contract.CodeClipboardTextMissing},
 		Run: func(ctx context.Context, call *catalog.Call, in *clipboardArgs) (*catalog.Response, error) {
 			switch in.Action {
@@ -46,10 +50,24 @@ func clipboardTool(env *Env) *catalog.Tool {
 				if len(*in.Text) > maxClipboardText {
 					return nil, contract.Errorf(contract.CodeBadArguments, "text exceeds %d bytes", maxClipboardText)
 				}
+				start := time.Now()
 				if err := env.Desktop.ClipboardSet(ctx, *in.Text); err != nil {
 					return nil, platformError(err)
 				}
-				return &catalog.Response{Result: clipboardResult{Set: true, Length: utf8.RuneCountInString(*in.Text)}}, nil
+				res := clipboardResult{Set: true, Length: utf8.RuneCountInString(*in.Text)}
+				// Read back through the selection, as a pasting application would.
+				back, err := env.Desktop.ClipboardGet(ctx)
+				if err != nil {
+					return nil, platformError(err)
+				}
+				rb := &ClipboardReadBack{Length: utf8.RuneCountInString(back), Same: back == *in.Text}
+				res.Effect = &Effect{Settled: true, SettledMs: time.Since(start).Milliseconds(), Clipboard: rb}
+				resp := &catalog.Response{Result: res}
+				if !rb.Same {
+					resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnNoObservedEffect,
+						"the clipboard reads back %d characters that differ from the %d set: another application took it", rb.Length, res.Length))
+				}
+				return resp, nil
 			}
 			return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not get or set", in.Action)
 		},

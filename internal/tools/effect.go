@@ -78,6 +78,14 @@ type Effect struct {
 	Window *WindowDelta `json:"window,omitempty"`
 	// AppEvents counts bursts of accessibility events the application emitted after the action.
 	AppEvents int `json:"appEvents,omitempty"`
+	// Clipboard is what the clipboard reads back after clipboard set.
+	Clipboard *ClipboardReadBack `json:"clipboard,omitempty"`
+}
+
+// ClipboardReadBack is the clipboard read back after it was set.
+type ClipboardReadBack struct {
+	Length int  `json:"length"`
+	Same   bool `json:"same"` // it reads back exactly the text that was set
 }
 
 // FocusMove is a change of the keyboard focus.
@@ -151,7 +159,8 @@ func (e *Effect) conclusive() bool {
 // observed reports whether the effect holds any change.
 func (e *Effect) observed() bool {
 	return e.Focus != nil || e.Target != nil || len(e.Changed) > 0 || e.Added > 0 || e.Removed > 0 ||
-		len(e.WindowsOpened) > 0 || len(e.WindowsClosed) > 0 || e.Foreground != nil || e.Window != nil
+		len(e.WindowsOpened) > 0 || len(e.WindowsClosed) > 0 || e.Foreground != nil || e.Window != nil ||
+		e.Clipboard != nil && e.Clipboard.Same
 }
 
 // observer holds the state before an action.
@@ -171,8 +180,33 @@ type observer struct {
 	start        time.Time
 }
 
-// watchAction reads the state an action on element target (a ref, or "") in window w of process
-// pid may change and starts watching for its events. It never fails: what cannot be read is
+// targetFocus, as watchAction's target, means the element that has keyboard focus before the
+// action (typing and key presses act on it).
+const targetFocus = "\x00focus"
+
+// windowAt is the topmost visible window containing p (windows come bottom to top).
+func windowAt(ws []platform.Window, p platform.Point) platform.Window {
+	for i := len(ws) - 1; i >= 0; i-- {
+		w := ws[i]
+		if !w.Minimized && p.X >= w.Bounds.X && p.Y >= w.Bounds.Y && p.X < w.Bounds.X+w.Bounds.Width && p.Y < w.Bounds.Y+w.Bounds.Height {
+			return w
+		}
+	}
+	return platform.Window{}
+}
+
+// foregroundWindow is the active window (zero when none).
+func foregroundWindow(ws []platform.Window) platform.Window {
+	for _, w := range ws {
+		if w.Focused {
+			return w
+		}
+	}
+	return platform.Window{}
+}
+
+// watchAction reads the state an action on element target (a ref, targetFocus, or "") in window
+// w of process pid may change and starts watching for its events. It never fails: what cannot be read is
 // left out of the comparison. Call settle after the action, or stop when it failed.
 func watchAction(ctx context.Context, d platform.Desktop, w platform.Window, target string) *observer {
 	o := &observer{d: d, pid: w.ProcessID, window: w.Handle, target: target}
@@ -205,6 +239,9 @@ func (o *observer) readApp(ctx context.Context, focus **platform.Element, node *
 	defer cancel()
 	if f, err := o.d.Focused(ctx, o.pid); err == nil {
 		*focus = &f
+	}
+	if o.target == targetFocus {
+		o.target = focusRef(*focus)
 	}
 	if o.target != "" {
 		if el, err := o.d.Element(ctx, o.target); err == nil {

@@ -13,6 +13,7 @@ import (
 type focusArgs struct {
 	WindowTarget
 	At *Spot `json:"at,omitempty" jsonschema:"Optionally click here after activating the window: {x, y} or an element selector."`
+	settleArg
 }
 
 type focusResult struct {
@@ -20,6 +21,7 @@ type focusResult struct {
 	Window  WindowInfo `json:"window"`
 	// Element is the object that has keyboard focus afterwards, when the app exposes it.
 	Element *Element `json:"element,omitempty"`
+	Effect  *Effect  `json:"effect,omitempty"`
 }
 
 func focusTool(env *Env) *catalog.Tool {
@@ -27,13 +29,17 @@ func focusTool(env *Env) *catalog.Tool {
 		Name:  "focus",
 		Title: "Focus a window",
 		Description: "Bring the target window to the foreground and verify it is active; optionally click at a spot and " +
-			"verify keyboard focus is inside the window (on the element when at names one).",
+			"verify keyboard focus is inside the window (on the element when at names one). Reports the effect.",
 		Annotations:       catalog.Annotations{OpenWorld: true},
 		Result:            focusResult{},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeForegroundNotSet, contract.CodeFocusNotConfirmed,
-			contract.CodeElementNotFound, contract.CodeTargetElevated}),
+			contract.CodeElementNotFound, contract.CodeTargetElevated, contract.CodeEmergencyStopped}),
 		Run: func(ctx context.Context, call *catalog.Call, in *focusArgs) (*catalog.Response, error) {
+			settle, err := in.duration()
+			if err != nil {
+				return nil, err
+			}
 			w, err := resolveWindow(ctx, env.Desktop, in.WindowTarget)
 			if err != nil {
 				return nil, err
@@ -42,50 +48,66 @@ func focusTool(env *Env) *catalog.Tool {
 				return nil, err
 			}
 			call.Session.SetTarget(windowInfo(w))
-			release, err := env.Gate.Hold(ctx)
-			if err != nil {
-				return nil, platformError(err)
+			var (
+				p   platform.Point
+				ref string
+			)
+			if in.At != nil {
+				if p, ref, err = resolveSpot(ctx, env, in.WindowTarget, &w, in.At, "at"); err != nil {
+					return nil, err
+				}
 			}
-			defer release()
-			if err := env.Desktop.WindowOp(ctx, w.Handle, platform.WindowOp{Kind: platform.OpActivate}); err != nil {
-				return nil, windowOpError(err, w)
+			obs := watchAction(ctx, env.Desktop, w, ref)
+			// The gesture raises the window (activates it) before anything else, under the input
+			// gate and the emergency stop's context.
+			err = gesture(ctx, env, platform.Window{Handle: w.Handle}, func(ctx context.Context) error {
+				if in.At == nil {
+					return nil
+				}
+				return env.Desktop.Input().Click(ctx, p, platform.ButtonLeft, 1)
+			})
+			if err != nil {
+				obs.stop()
+				return nil, err
 			}
 			if w, err = env.Desktop.Window(ctx, w.Handle); err != nil {
+				obs.stop()
 				return nil, platformError(err)
 			}
 			if !w.Focused {
+				obs.stop()
 				return nil, contract.Errorf(contract.CodeForegroundNotSet, "window %d %q is not the active window after activation", w.Handle, w.Title)
 			}
 			res := focusResult{Focused: true, Window: windowInfo(w)}
-			if in.At == nil {
-				return &catalog.Response{Result: res}, nil
+			if in.At != nil {
+				if res.Element, err = confirmFocus(ctx, env, w, ref); err != nil {
+					obs.stop()
+					return nil, err
+				}
 			}
-			p, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.At, "at")
-			if err != nil {
-				return nil, err
-			}
-			if err := env.Desktop.Input().Click(ctx, p, platform.ButtonLeft, 1); err != nil {
-				return nil, platformError(err)
-			}
-			return confirmFocus(ctx, env, w, in.At, res)
+			// Focusing what already had the focus changes nothing, and that is no failure.
+			eff := obs.settle(ctx, settle, false)
+			res.Effect = &eff
+			return &catalog.Response{Result: res}, nil
 		},
 	})
 }
 
-// confirmFocus checks that keyboard focus landed inside the window (on the element when the spot
-// names one); otherwise focus-not-confirmed with what did get focus in partialResult.
-func confirmFocus(ctx context.Context, env *Env, w platform.Window, at *Spot, res focusResult) (*catalog.Response, error) {
-	var wantRef string
-	if pixel, _ := at.isPixel(); !pixel {
-		l, err := locate(ctx, env.Desktop, WindowTarget{Handle: w.Handle}, &at.ElementSelector)
-		if err == nil && l.node != nil {
-			wantRef = l.node.Ref
-		}
-	}
+// confirmFocus checks that keyboard focus landed inside the window — on the element wantRef when
+// given — and returns what has it; otherwise focus-not-confirmed with what did get focus in
+// partialResult. The element's own focused state counts: browsers report several focused
+// objects (the document and the field), so the one Focused ranks first may be another.
+func confirmFocus(ctx context.Context, env *Env, w platform.Window, wantRef string) (*Element, error) {
 	var got *platform.Element
 	var lastErr error
 	// Focus moves asynchronously after the click: re-check on the app's events for a short while.
 	ok, _, err := waitFor(ctx, env.Desktop, focusSettle, func(ctx context.Context) (bool, int, error) {
+		if wantRef != "" {
+			if el, err := env.Desktop.Element(ctx, wantRef); err == nil && el.Node.States["focused"] {
+				got = &el
+				return true, w.ProcessID, nil
+			}
+		}
 		el, err := env.Desktop.Focused(ctx, w.ProcessID)
 		if err != nil {
 			lastErr = err
@@ -98,10 +120,9 @@ func confirmFocus(ctx context.Context, env *Env, w platform.Window, at *Spot, re
 		return nil, err
 	}
 	if ok { // got is what the last check saw, and it held
-		res.Element = element(&got.Node)
-		return &catalog.Response{Result: res}, nil
+		return element(&got.Node), nil
 	}
-	cerr := contract.Errorf(contract.CodeFocusNotConfirmed, "keyboard focus is not where it was put")
+	cerr := contract.Errorf(contract.CodeFocusNotConfirmed, "keyboard focus is not where it was put after %v", focusSettle)
 	if got != nil {
 		cerr.PartialResult = map[string]any{"focusedElement": element(&got.Node), "focusedProcessId": got.PID}
 		cerr.Detail += "; it is on " + got.Node.Ref + " (" + got.Node.Role + " " + got.Node.Name + ")"

@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
@@ -34,11 +36,12 @@ func (s *Spot) isPixel() (bool, error) {
 	return false, s.ElementSelector.check()
 }
 
-// resolveSpot turns a spot into absolute screen pixels. w is the target window (zero when none).
-func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform.Window, s *Spot, what string) (platform.Point, error) {
+// resolveSpot turns a spot into absolute screen pixels, with the element's ref when the spot
+// names one ("" for pixels). w is the target window (zero when none).
+func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform.Window, s *Spot, what string) (platform.Point, string, error) {
 	pixel, err := s.isPixel()
 	if err != nil {
-		return platform.Point{}, err
+		return platform.Point{}, "", err
 	}
 	if pixel {
 		p := platform.Point{X: *s.X, Y: *s.Y}
@@ -46,21 +49,42 @@ func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform
 			p.X += w.Bounds.X
 			p.Y += w.Bounds.Y
 		}
-		return p, nil
+		return p, "", nil
 	}
 	l, err := locate(ctx, env.Desktop, target, &s.ElementSelector)
 	if err != nil {
-		return platform.Point{}, err
+		return platform.Point{}, "", err
 	}
 	if l.node == nil {
-		return platform.Point{}, contract.Errorf(contract.CodeElementNotFound, "%s: %s", what, l.describeMiss(&s.ElementSelector))
+		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound, "%s: %s", what, l.describeMiss(&s.ElementSelector))
 	}
 	b := l.node.Bounds
 	if b == nil || b.Empty() || !l.node.States["showing"] {
-		return platform.Point{}, contract.Errorf(contract.CodeElementNotFound,
+		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound,
 			"%s: %s (%s %q) is not showing on screen, so it has no point to click; use invoke", what, l.node.Ref, l.node.Role, l.node.Name)
 	}
-	return platform.Point{X: b.X + b.Width/2, Y: b.Y + b.Height/2}, nil
+	return platform.Point{X: b.X + b.Width/2, Y: b.Y + b.Height/2}, l.node.Ref, nil
+}
+
+// watchPointer starts observing a pointer action at p: in the target window when there is one,
+// else in the window under p.
+func watchPointer(ctx context.Context, env *Env, w platform.Window, p platform.Point, ref string) *observer {
+	if w.Handle == 0 {
+		if ws, err := env.Desktop.Windows(ctx); err == nil {
+			w = windowAt(ws, p)
+		}
+	}
+	return watchAction(ctx, env.Desktop, w, ref)
+}
+
+// settled finishes an observation: the effect for the result, and the warning when nothing was
+// seen changing.
+func settled(ctx context.Context, obs *observer, settle time.Duration, what string) (*Effect, []contract.Warning) {
+	eff := obs.settle(ctx, settle, false)
+	if eff.observed() {
+		return &eff, nil
+	}
+	return &eff, []contract.Warning{noEffectWarning(what, eff)}
 }
 
 var buttons = map[string]platform.Button{"left": platform.ButtonLeft, "middle": platform.ButtonMiddle, "right": platform.ButtonRight}
@@ -136,6 +160,7 @@ type clickArgs struct {
 	At     *Spot  `json:"at,omitempty" jsonschema:"Where to click: {x, y} or an element selector."`
 	Button string `json:"button,omitempty" jsonschema:"left (default), right or middle."`
 	Count  int    `json:"count,omitempty" jsonschema:"1 (default) or 2 for a double click."`
+	settleArg
 }
 
 type clickResult struct {
@@ -144,6 +169,7 @@ type clickResult struct {
 	Button  string      `json:"button"`
 	Count   int         `json:"count"`
 	Window  *WindowInfo `json:"window,omitempty"`
+	Effect  *Effect     `json:"effect,omitempty"`
 }
 
 func clickTool(env *Env) *catalog.Tool {
@@ -154,6 +180,7 @@ func clickTool(env *Env) *catalog.Tool {
 			"target, absolute otherwise). The target window is raised first. Prefer invoke when the element supports it.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:      clickResult{},
+		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeElementStale,
 			contract.CodeForegroundNotSet, contract.CodeTargetElevated, contract.CodeEmergencyStopped}),
 		Run: func(ctx context.Context, call *catalog.Call, in *clickArgs) (*catalog.Response, error) {
@@ -168,15 +195,21 @@ func clickTool(env *Env) *catalog.Tool {
 			if count != 1 && count != 2 {
 				return nil, contract.Errorf(contract.CodeBadArguments, "count must be 1 or 2, got %d", in.Count)
 			}
+			settle, err := in.duration()
+			if err != nil {
+				return nil, err
+			}
 			w, err := optionalWindow(ctx, env, in.WindowTarget)
 			if err != nil {
 				return nil, err
 			}
-			p, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.At, "at")
+			p, ref, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.At, "at")
 			if err != nil {
 				return nil, err
 			}
+			obs := watchPointer(ctx, env, w, p, ref)
 			if err := gesture(ctx, env, w, func(ctx context.Context) error { return env.Desktop.Input().Click(ctx, p, button, count) }); err != nil {
+				obs.stop()
 				return nil, err
 			}
 			res := clickResult{Clicked: true, At: [2]int{p.X, p.Y}, Button: buttonName(button), Count: count}
@@ -185,7 +218,9 @@ func clickTool(env *Env) *catalog.Tool {
 				res.Window = &info
 				call.Session.SetTarget(info)
 			}
-			return &catalog.Response{Result: res}, nil
+			var warnings []contract.Warning
+			res.Effect, warnings = settled(ctx, obs, settle, fmt.Sprintf("click at %d,%d", p.X, p.Y))
+			return &catalog.Response{Result: res, Warnings: warnings}, nil
 		},
 	})
 }
@@ -205,6 +240,7 @@ type dragArgs struct {
 	To     *Spot      `json:"to,omitempty" jsonschema:"Where it ends: {x, y} or an element selector."`
 	Path   []pointArg `json:"path,omitempty" jsonschema:"Waypoints between from and to (window-relative with a window target)."`
 	Button string     `json:"button,omitempty" jsonschema:"left (default), right or middle."`
+	settleArg
 }
 
 type pointArg struct {
@@ -218,6 +254,7 @@ type dragResult struct {
 	To      [2]int      `json:"to"`
 	Points  int         `json:"points"`
 	Window  *WindowInfo `json:"window,omitempty"`
+	Effect  *Effect     `json:"effect,omitempty"`
 }
 
 // maxDragPoints bounds the waypoints of one drag.
@@ -231,6 +268,7 @@ func dragTool(env *Env) *catalog.Tool {
 			"the button is released even when the drag fails. Endpoints are pixels or elements, like click.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:      dragResult{},
+		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeForegroundNotSet,
 			contract.CodeTargetElevated, contract.CodeEmergencyStopped}),
 		Run: func(ctx context.Context, call *catalog.Call, in *dragArgs) (*catalog.Response, error) {
@@ -241,15 +279,19 @@ func dragTool(env *Env) *catalog.Tool {
 			if len(in.Path) > maxDragPoints {
 				return nil, contract.Errorf(contract.CodeBadArguments, "path has %d points; at most %d", len(in.Path), maxDragPoints)
 			}
+			settle, err := in.duration()
+			if err != nil {
+				return nil, err
+			}
 			w, err := optionalWindow(ctx, env, in.WindowTarget)
 			if err != nil {
 				return nil, err
 			}
-			from, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.From, "from")
+			from, ref, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.From, "from")
 			if err != nil {
 				return nil, err
 			}
-			to, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.To, "to")
+			to, _, err := resolveSpot(ctx, env, in.WindowTarget, &w, in.To, "to")
 			if err != nil {
 				return nil, err
 			}
@@ -263,7 +305,9 @@ func dragTool(env *Env) *catalog.Tool {
 				path = append(path, pt)
 			}
 			path = append(path, to)
+			obs := watchPointer(ctx, env, w, from, ref)
 			if err := gesture(ctx, env, w, func(ctx context.Context) error { return env.Desktop.Input().Drag(ctx, path, button) }); err != nil {
+				obs.stop()
 				return nil, err
 			}
 			res := dragResult{Dragged: true, From: [2]int{from.X, from.Y}, To: [2]int{to.X, to.Y}, Points: len(path)}
@@ -271,7 +315,9 @@ func dragTool(env *Env) *catalog.Tool {
 				info := windowInfo(w)
 				res.Window = &info
 			}
-			return &catalog.Response{Result: res}, nil
+			var warnings []contract.Warning
+			res.Effect, warnings = settled(ctx, obs, settle, fmt.Sprintf("drag from %d,%d to %d,%d", from.X, from.Y, to.X, to.Y))
+			return &catalog.Response{Result: res, Warnings: warnings}, nil
 		},
 	})
 }

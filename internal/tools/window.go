@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -25,11 +26,13 @@ type windowArgs struct {
 	Width   *int   `json:"width,omitempty" jsonschema:"With resize: the client area's new width."`
 	Height  *int   `json:"height,omitempty" jsonschema:"With resize: the client area's new height."`
 	Animate bool   `json:"animate,omitempty" jsonschema:"With move or resize: go there in a few visible steps."`
+	settleArg
 }
 
 type windowResult struct {
 	Action string     `json:"action"`
 	Window WindowInfo `json:"window"`
+	Effect *Effect    `json:"effect,omitempty"`
 }
 
 // animateSteps is how many intermediate steps an animated move or resize takes.
@@ -43,6 +46,7 @@ func windowTool(env *Env) *catalog.Tool {
 			"manager, and return the window as it is afterwards.",
 		Annotations: catalog.Annotations{Idempotent: true, OpenWorld: true}, // every action sets an absolute state
 		Result:      windowResult{},
+		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeForegroundNotSet,
 			contract.CodeTargetElevated}),
 		Run: func(ctx context.Context, call *catalog.Call, in *windowArgs) (*catalog.Response, error) {
@@ -66,6 +70,10 @@ func windowTool(env *Env) *catalog.Tool {
 				}
 				op.Width, op.Height = *in.Width, *in.Height
 			}
+			settle, err := in.duration()
+			if err != nil {
+				return nil, err
+			}
 			w, err := resolveWindow(ctx, env.Desktop, in.WindowTarget)
 			if err != nil {
 				return nil, err
@@ -73,22 +81,34 @@ func windowTool(env *Env) *catalog.Tool {
 			if err := checkOwner(w.ProcessID); err != nil {
 				return nil, err
 			}
-			release, err := env.Gate.Hold(ctx)
-			if err != nil {
-				return nil, platformError(err)
-			}
-			defer release()
-			for _, step := range steps(w, op, in.Animate) {
-				if err := env.Desktop.WindowOp(ctx, w.Handle, step); err != nil {
-					return nil, windowOpError(err, w)
+			// Only the window manager acts: the windows alone are compared, not the app's tree.
+			obs := watchAction(ctx, env.Desktop, platform.Window{Handle: w.Handle}, "")
+			// Under the input gate and the emergency stop's context (a trip ends an animation),
+			// without raising: a move or a minimize needs no focus.
+			err = gesture(ctx, env, platform.Window{}, func(ctx context.Context) error {
+				for _, step := range steps(w, op, in.Animate) {
+					if err := env.Desktop.WindowOp(ctx, w.Handle, step); err != nil {
+						return windowOpError(err, w)
+					}
 				}
+				return nil
+			})
+			if err != nil {
+				obs.stop()
+				return nil, err
 			}
+			eff := obs.settle(ctx, settle, false)
 			if w, err = env.Desktop.Window(ctx, w.Handle); err != nil {
 				return nil, platformError(err)
 			}
 			info := windowInfo(w)
 			call.Session.SetTarget(info)
-			return &catalog.Response{Result: windowResult{Action: string(kind), Window: info}}, nil
+			resp := &catalog.Response{Result: windowResult{Action: string(kind), Window: info, Effect: &eff}}
+			if why := notInState(w, op); why != "" {
+				resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnNoObservedEffect,
+					"%s of window %d %q: %s after %d ms (the window manager or the application refused or adjusted it)", kind, w.Handle, w.Title, why, eff.SettledMs))
+			}
+			return resp, nil
 		},
 	})
 }
@@ -110,6 +130,39 @@ func steps(w platform.Window, op platform.WindowOp, animate bool) []platform.Win
 		out = append(out, s)
 	}
 	return out
+}
+
+// notInState says how w differs from the state op asked for ("" when it is in it): a window
+// already in that state is no failure, one that is not afterwards is.
+func notInState(w platform.Window, op platform.WindowOp) string {
+	b := w.Bounds
+	switch op.Kind {
+	case platform.OpMove:
+		if b.X != op.X || b.Y != op.Y {
+			return fmt.Sprintf("it is at %d,%d, not %d,%d", b.X, b.Y, op.X, op.Y)
+		}
+	case platform.OpResize:
+		if b.Width != op.Width || b.Height != op.Height {
+			return fmt.Sprintf("it is %dx%d, not %dx%d", b.Width, b.Height, op.Width, op.Height)
+		}
+	case platform.OpMinimize:
+		if !w.Minimized {
+			return "it is not minimized"
+		}
+	case platform.OpMaximize:
+		if !w.Maximized {
+			return "it is not maximized"
+		}
+	case platform.OpRestore:
+		if w.Minimized || w.Maximized {
+			return "it is still minimized or maximized"
+		}
+	case platform.OpActivate:
+		if !w.Focused {
+			return "it is not the active window"
+		}
+	}
+	return ""
 }
 
 // windowOpError maps a failed window operation onto the contract.

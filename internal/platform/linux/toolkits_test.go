@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/testdesk"
@@ -238,4 +240,57 @@ func TestNoTreeSaysWhy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFirstClickOnFreshDesktop: on a new X server the first XTEST event switches the master
+// pointer's slave device and GTK drops the event that caused the switch; the backend primes
+// input so that the very first click lands. A desktop of its own: the package's is not fresh.
+func TestFirstClickOnFreshDesktop(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	fresh, err := headless.Start(ctx, headless.Options{})
+	if err != nil {
+		t.Fatalf("fresh desktop: %v", err)
+	}
+	t.Cleanup(func() { _ = fresh.Stop() })
+	cmd := exec.Command("/usr/bin/python3", "testdata/four.py")
+	cmd.Env = fresh.Env()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	d, err := linux.Open(ctx, linux.Config{Display: fresh.Display(), DBusAddress: fresh.DBusAddress()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	w := windowTitled(t, d, cmd.Process.Pid, "four:")
+	var buttons []*platform.Node
+	testdesk.WaitFor(t, 20*time.Second, "the four buttons never showed", func() bool {
+		tr, err := d.Tree(ctx, w, platform.TreeLimits{MaxDepth: 6, MaxNodes: 100})
+		if err != nil {
+			return false
+		}
+		buttons = nil
+		for _, name := range []string{"A", "B", "C", "D"} {
+			if b := find(tr.Root, named("push button", name)); b != nil && b.Bounds != nil {
+				buttons = append(buttons, b)
+			}
+		}
+		return len(buttons) == 4
+	})
+	for _, b := range buttons {
+		c := platform.Point{X: b.Bounds.X + b.Bounds.Width/2, Y: b.Bounds.Y + b.Bounds.Height/2}
+		if err := d.Input().Click(ctx, c, platform.ButtonLeft, 1); err != nil {
+			t.Fatalf("click %s: %v", b.Name, err)
+		}
+	}
+	testdesk.WaitFor(t, 5*time.Second, "not all four clicks landed", func() bool {
+		cur, err := d.Window(ctx, w.Handle)
+		return err == nil && cur.Title == "four:ABCD"
+	})
 }

@@ -1,0 +1,158 @@
+package tools_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/testdesk"
+)
+
+// effectJSON is the effect every acting result carries.
+type effectJSON struct {
+	SettledMs int64 `json:"settledMs"`
+	Settled   bool  `json:"settled"`
+	Focus     *struct {
+		From, To *struct{ Ref, Role, Name string }
+	} `json:"focus"`
+	Target        *changeJSON  `json:"target"`
+	Changed       []changeJSON `json:"changed"`
+	WindowsOpened []struct {
+		Handle uint32 `json:"handle"`
+		Title  string `json:"title"`
+	} `json:"windowsOpened"`
+	Window *struct {
+		From, To struct{ X, Y, Width, Height int }
+	} `json:"window"`
+	Clipboard *struct {
+		Length int  `json:"length"`
+		Same   bool `json:"same"`
+	} `json:"clipboard"`
+}
+
+type changeJSON struct {
+	Ref, Role, Name string
+	Value           *string `json:"value"`
+	Was             *struct {
+		Name  *string `json:"name"`
+		Value *string `json:"value"`
+	} `json:"was"`
+	States string `json:"states"`
+}
+
+type withEffect struct {
+	Effect *effectJSON `json:"effect"`
+}
+
+func warned(env contract.Envelope, code contract.Code) bool {
+	return slices.ContainsFunc(env.Warnings(), func(w contract.Warning) bool { return w.Code == code })
+}
+
+// TestEffects: every acting tool reports what it changed, once the UI settled, and warns
+// no-observed-effect when nothing did.
+func TestEffects(t *testing.T) {
+	h := newHarness(t)
+	p := testdesk.Start(t, "/usr/bin/python3", "testdata/effects.py")
+	handle := testdesk.WaitWindow(t, p.PID, 20*time.Second)
+	testdesk.WaitAccessible(t, p.PID, 20*time.Second)
+	win := map[string]any{"handle": handle}
+	with := func(m map[string]any) map[string]any {
+		out := map[string]any{}
+		for k, v := range win {
+			out[k] = v
+		}
+		for k, v := range m {
+			out[k] = v
+		}
+		return out
+	}
+
+	t.Run("invoke changes another element", func(t *testing.T) {
+		var r withEffect
+		env := h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Count"}}), &r)
+		if r.Effect == nil || !slices.ContainsFunc(r.Effect.Changed, func(c changeJSON) bool {
+			return c.Role == "label" && c.Name == "count: 1" && c.Was != nil && c.Was.Name != nil && *c.Was.Name == "count: 0"
+		}) {
+			t.Fatalf("effect %+v does not show the label going from count: 0 to count: 1", r.Effect)
+		}
+		if warned(env, contract.WarnNoObservedEffect) || !r.Effect.Settled {
+			t.Errorf("warnings %v, settled %v", env.Warnings(), r.Effect.Settled)
+		}
+	})
+
+	t.Run("an action that changes nothing warns", func(t *testing.T) {
+		var r withEffect
+		env := h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Nothing"}, "settle": 300}), &r)
+		if !warned(env, contract.WarnNoObservedEffect) {
+			t.Fatalf("no no-observed-effect warning; effect %+v", r.Effect)
+		}
+		if r.Effect == nil || r.Effect.SettledMs < 250 {
+			t.Errorf("the observer gave up before the settle time: %+v", r.Effect)
+		}
+	})
+
+	t.Run("toggle shows the state", func(t *testing.T) {
+		var r withEffect
+		h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Check"}, "action": "toggle"}), &r)
+		if r.Effect == nil || r.Effect.Target == nil || !strings.Contains(r.Effect.Target.States, "+checked") {
+			t.Fatalf("effect %+v does not show +checked on the check box", r.Effect)
+		}
+	})
+
+	t.Run("click opens a window", func(t *testing.T) {
+		var r withEffect
+		h.ok("click", with(map[string]any{"at": map[string]any{"name": "Open"}}), &r)
+		if r.Effect == nil || !slices.ContainsFunc(r.Effect.WindowsOpened, func(w struct {
+			Handle uint32 `json:"handle"`
+			Title  string `json:"title"`
+		}) bool {
+			return w.Title == "mcec effects window"
+		}) {
+			t.Fatalf("effect %+v does not list the window that opened", r.Effect)
+		}
+	})
+
+	t.Run("typing changes the focused field", func(t *testing.T) {
+		h.ok("focus", with(map[string]any{"at": map[string]any{"role": "text"}}), nil)
+		h.ok("send_command", map[string]any{"command": "end"}, nil)
+		var r withEffect
+		h.ok("send_command", map[string]any{"command": "chars:yz"}, &r)
+		if r.Effect == nil || r.Effect.Target == nil || r.Effect.Target.Value == nil || *r.Effect.Target.Value != "xyz" ||
+			r.Effect.Target.Was == nil || r.Effect.Target.Was.Value == nil || *r.Effect.Target.Was.Value != "x" {
+			t.Fatalf("effect %+v does not show the field going from x to xyz", r.Effect)
+		}
+		// Held modifiers and meta commands have nothing to observe.
+		var meta withEffect
+		env := h.ok("send_command", map[string]any{"command": "mcec:ver"}, &meta)
+		if meta.Effect != nil || warned(env, contract.WarnNoObservedEffect) {
+			t.Errorf("mcec:ver reported an effect %+v / warnings %v", meta.Effect, env.Warnings())
+		}
+	})
+
+	t.Run("window move and clipboard", func(t *testing.T) {
+		var r withEffect
+		env := h.ok("window", with(map[string]any{"action": "move", "x": 40, "y": 60}), &r)
+		if r.Effect == nil || r.Effect.Window == nil || r.Effect.Window.To.X != 40 || r.Effect.Window.To.Y != 60 {
+			t.Fatalf("effect %+v does not show the move", r.Effect)
+		}
+		if warned(env, contract.WarnNoObservedEffect) {
+			t.Errorf("a move that landed warned: %v", env.Warnings())
+		}
+		h.ok("clipboard", map[string]any{"action": "set", "text": "héllo"}, &r)
+		if r.Effect == nil || r.Effect.Clipboard == nil || !r.Effect.Clipboard.Same || r.Effect.Clipboard.Length != 5 {
+			t.Fatalf("clipboard effect %+v", r.Effect)
+		}
+	})
+
+	t.Run("settle 0 reports at once", func(t *testing.T) {
+		var r withEffect
+		start := time.Now()
+		h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Nothing"}, "settle": 0}), &r)
+		if r.Effect == nil || r.Effect.SettledMs > 100 {
+			t.Errorf("settle 0 waited: %+v after %v", r.Effect, time.Since(start))
+		}
+	})
+	assertNothingHeld(t, h)
+}
