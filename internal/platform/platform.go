@@ -202,12 +202,13 @@ type Window struct {
 	Title       string
 	ClassName   string // WM_CLASS class part
 	ProcessName string // /proc/PID/comm; empty when the pid is unknown
-	ProcessID   int    // _NET_WM_PID; 0 when the client did not set it
+	ProcessID   int    // _NET_WM_PID, else the X Resource extension's client pid; 0 when neither says
 	Bounds      Rect
 	Minimized   bool // _NET_WM_STATE_HIDDEN
 	Maximized   bool // both _NET_WM_STATE_MAXIMIZED_VERT and _HORZ
 	Fullscreen  bool
 	Focused     bool // the _NET_ACTIVE_WINDOW
+	Modal       bool // _NET_WM_STATE_MODAL: a dialog that blocks its parent
 
 	TransientFor uint32 // WM_TRANSIENT_FOR, 0 when none
 	Type         string // _NET_WM_WINDOW_TYPE without the prefix, lower case: "normal", "dialog", "utility", "splash", …; "" when unset

@@ -121,6 +121,14 @@ type WindowBrief struct {
 	Handle uint32 `json:"handle"`
 	Title  string `json:"title"`
 	Type   string `json:"type,omitempty"`
+	Modal  bool   `json:"modal,omitempty"` // a dialog that blocks its parent: answer it first
+}
+
+// ModalOpened reports whether the action opened a modal dialog (Swing's and GTK's dialogs say so
+// through _NET_WM_STATE_MODAL), which the agent must answer before the window that opened it
+// takes input again.
+func (e *Effect) ModalOpened() bool {
+	return slices.ContainsFunc(e.WindowsOpened, func(w WindowBrief) bool { return w.Modal })
 }
 
 // WindowMove is a change of the active window.
@@ -433,7 +441,7 @@ func (o *observer) diffWindows(eff *Effect, after []platform.Window) {
 }
 
 func windowBrief(w platform.Window) *WindowBrief {
-	return &WindowBrief{Handle: w.Handle, Title: w.Title, Type: w.Type}
+	return &WindowBrief{Handle: w.Handle, Title: w.Title, Type: w.Type, Modal: w.Modal}
 }
 
 func handleOf(b *WindowBrief) uint32 {

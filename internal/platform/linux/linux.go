@@ -93,7 +93,7 @@ func (d *Desktop) CaptureWindow(ctx context.Context, handle uint32) (platform.Wi
 // Tree implements platform.Desktop: the AT-SPI application is found by the window's pid.
 func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.TreeLimits) (platform.Tree, error) {
 	if w.ProcessID == 0 {
-		return platform.Tree{}, fmt.Errorf("%w: window %d does not say which process owns it (_NET_WM_PID unset); use capture and pixel input",
+		return platform.Tree{}, fmt.Errorf("%w: window %d does not say which process owns it (no _NET_WM_PID, no X Resource pid); use capture and pixel input",
 			platform.ErrNoAccessibleTree, w.Handle)
 	}
 	t, err := withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Tree(ctx, w, limits) })

@@ -12,7 +12,7 @@ type atoms struct {
 	netClientList, netActiveWindow                xproto.Atom
 	netWMName, utf8String, netWMPid, netWorkarea  xproto.Atom
 	netWMState, stateHidden, stateMaxV, stateMaxH xproto.Atom
-	stateFullscreen                               xproto.Atom
+	stateFullscreen, stateModal                   xproto.Atom
 
 	// Window operations and input.
 	netClientListStacking, netMoveResizeWindow, netSupported xproto.Atom
@@ -67,6 +67,7 @@ func (a *atoms) fields() []atomField {
 		{"_NET_WM_STATE_MAXIMIZED_VERT", &a.stateMaxV},
 		{"_NET_WM_STATE_MAXIMIZED_HORZ", &a.stateMaxH},
 		{"_NET_WM_STATE_FULLSCREEN", &a.stateFullscreen},
+		{"_NET_WM_STATE_MODAL", &a.stateModal},
 		{"_NET_CLIENT_LIST_STACKING", &a.netClientListStacking},
 		{"_NET_MOVERESIZE_WINDOW", &a.netMoveResizeWindow},
 		{"_NET_SUPPORTED", &a.netSupported},

@@ -203,6 +203,8 @@ func (q *winQuery) read(a *atoms, active xproto.Window, owners ownerPIDs) (platf
 			maxH = true
 		case a.stateFullscreen:
 			w.Fullscreen = true
+		case a.stateModal:
+			w.Modal = true
 		}
 	}
 	w.Maximized = maxV && maxH
