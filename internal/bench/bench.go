@@ -28,6 +28,9 @@ var walkPy []byte
 //go:embed py/rows.py
 var rowsPy []byte
 
+//go:embed py/qtlist.py
+var qtListPy []byte
+
 // Options configure Run.
 type Options struct {
 	Mcec  string    // the mcec binary (bin/mcec)
@@ -76,6 +79,7 @@ func Run(ctx context.Context, opt Options) (err error) {
 		f    func() error
 	}{
 		{"tree", s.benchTree},
+		{"huge", s.benchHuge},
 		{"capture", s.benchCapture},
 		{"act", s.benchAct},
 		{"wait", s.benchWait},

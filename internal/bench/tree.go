@@ -89,9 +89,9 @@ func (w *walker) walk(ctx context.Context, pid int, frame string) (int, error) {
 }
 
 // fullTree is a query large enough for the whole frame subtree (the server's caps are 64 levels
-// and 20,000 nodes).
+// and 20,000 nodes; children and time unbounded in practice).
 func fullTree(target map[string]any) map[string]any {
-	args := map[string]any{"maxDepth": 64, "maxNodes": 20000}
+	args := map[string]any{"maxDepth": 64, "maxNodes": 20000, "maxChildren": 20000, "timeBudget": 30000}
 	maps.Copy(args, target)
 	return args
 }

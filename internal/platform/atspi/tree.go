@@ -374,6 +374,9 @@ func (w *walker) countUnknown(ctx context.Context, level []*node) error {
 // index, because listing all of them can instantiate thousands of cells.
 const maxListChildren = 256
 
+// hugeContainer is a child count no list a person scrolls through has: a spreadsheet's.
+const hugeContainer = 100_000
+
 // childRefs picks, in breadth-first order, the children each node of level may add within
 // budget nodes, and fetches the references the cache does not hold: with one GetChildren, or
 // by index for large containers that manage their descendants.
@@ -389,8 +392,9 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 		}
 		take := min(cnt, budget)
 		lim := w.limits.MaxChildren
-		if n.info.managesDescendants() && (lim <= 0 || lim > maxListChildren) {
-			// Its children are made on demand, one object per call (spreadsheet cells).
+		if n.info.managesDescendants() && cnt > hugeContainer && (lim <= 0 || lim > maxListChildren) {
+			// A sheet of cells made on demand, one object per call: its first cells are all a walk
+			// can usefully list (cells are found by address: cellJobs).
 			lim = maxListChildren
 		}
 		if lim > 0 && lim < take {
