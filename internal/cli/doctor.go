@@ -17,9 +17,11 @@ func newDoctorCmd(g *globalOptions, st *streams) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check that mcec can see and drive the desktop, and say how to fix what is missing",
 		Long: `Check the programs of the private desktop, the display, the X extensions mcec uses (XTEST,
-Composite, MIT-SHM, RANDR), the window manager, the accessibility bus (and org.a11y.Status.IsEnabled)
-and the applications registered on it. Without DISPLAY, or with --headless, it checks a private
-desktop it starts for the purpose. Exit 1 when a check fails.`,
+Composite, MIT-SHM, RANDR), the window manager, the accessibility bus (and org.a11y.Status's
+IsEnabled and ScreenReaderEnabled), the applications registered on it, and every window's tree:
+which windows have none or only a skeleton, why (no bridge, accessibility switched off, still
+registering), and the fix. Without DISPLAY, or with --headless, it checks a private desktop it
+starts for the purpose. Exit 1 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			target := doctor.Target{}

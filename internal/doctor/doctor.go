@@ -1,7 +1,8 @@
 // Package doctor checks what a newcomer trips on before mcec can see and drive a desktop, and
 // says how to fix each failure: programs installed, display reachable, the X extensions mcec
 // uses, a window manager, the accessibility bus and its org.a11y.Status switches, and
-// applications registered on it.
+// applications registered on it, and every window's tree (missing, skeleton, not ready, with the
+// fix).
 package doctor
 
 import (
@@ -99,6 +100,7 @@ func Run(ctx context.Context, t Target) Report {
 	add(a11yBus(ctx, t.DBusAddress))
 	add(a11yStatus(ctx, t.DBusAddress, t.Private))
 	add(apps(ctx, t.DBusAddress))
+	add(windowTrees(ctx, display, t.DBusAddress))
 	return r
 }
 
