@@ -14,15 +14,17 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # libreoffice-calc and libreoffice-gtk3 (Writer and Calc, on the VCL plugin that has an AT-SPI
 # bridge); default-jre with libatk-wrapper-java and its -jni (a Swing form and the ATK wrapper that
 # publishes its tree); tk8.6 (wish, a Tk form without a tree).
+# The task suite (internal/tasks, docs/tasks.md) adds galculator (a real GTK 3 calculator).
 DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3-examples tesseract-ocr
 REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 featherpad chromium firefox-esr \
 	libreoffice-writer libreoffice-calc libreoffice-gtk3 default-jre libatk-wrapper-java libatk-wrapper-java-jni tk8.6
-TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES)
+TASKS_PACKAGES   := galculator
+TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES) $(TASKS_PACKAGES)
 # What make bench compares mcec with: pyatspi, ImageMagick (import, convert), xdotool, xwd.
 BENCH_PACKAGES   := $(TEST_PACKAGES) python3-pyatspi imagemagick xdotool x11-apps
 export CGO_ENABLED := 0
 
-.PHONY: all deps test-deps clients-deps build run test reach fuzz lint fmt-check vet staticcheck bench microbench clean
+.PHONY: all deps test-deps clients-deps build run test reach tasks fuzz lint fmt-check vet staticcheck bench microbench clean
 
 all: build
 
@@ -55,6 +57,13 @@ test: test-deps clients-deps lint
 # own private desktop; rewrites docs/reach.md from the run.
 reach: test-deps
 	$(GO) test -count=1 -timeout 10m ./internal/reach -run TestReach -reach.write -v
+
+# The task suite (issue 15): scripted multi-step jobs on real apps of every toolkit, each checked
+# by an independent read-back, one private desktop per task (2 at once); rewrites docs/tasks.md
+# with tool calls, wall time and the o200k_base tokens of the results (js-tiktoken, clients-deps).
+# make test runs only its quick subset (a plain go test ./internal/tasks); -tasks.all runs all.
+tasks: test-deps clients-deps
+	$(GO) test -count=1 -timeout 20m ./internal/tasks -run TestTasks -tasks.all -tasks.write -v
 
 # The hot paths' micro-benchmarks, briefly (3 iterations each), so a slowdown shows in review:
 # envelope encode, blank check, PNG encode, and the tree read of gtk3-widget-factory.
