@@ -84,6 +84,9 @@ const (
 	CodeProvisioningNotAuthorized Code = "provisioning-not-authorized"
 	CodeProvisioningFailed        Code = "provisioning-failed"
 	CodeSessionTokenInvalid       Code = "session-token-invalid"
+	// CodeValueNotApplied: setvalue was delivered (through accessibility, then by typing) and
+	// the element still reads back another value; partialResult holds what it reads.
+	CodeValueNotApplied Code = "value-not-applied"
 )
 
 // selectorMatchedPrefix starts the ambiguous-selector code; the literal match count follows.
@@ -163,6 +166,7 @@ var codeCategory = map[Code]Category{
 	CodeAtspiUnavailable:          Internal,
 	CodeDisplayUnavailable:        Internal,
 	CodeInvokeFaulted:             Internal,
+	CodeValueNotApplied:           Internal,
 	CodeCaptureFailed:             Internal,
 	CodeLaunchFailed:              Internal,
 	CodeOCRUnavailable:            Internal,
