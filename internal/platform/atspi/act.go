@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 
@@ -18,6 +19,12 @@ import (
 const (
 	ifEditableText = "org.a11y.atspi.EditableText"
 	ifSelection    = "org.a11y.atspi.Selection"
+)
+
+// States the plans look at besides those of states.go.
+const (
+	stateChecked   = 4
+	stateCheckable = 41
 )
 
 // toggleRoles may be toggled with their click or press action when they have no "toggle".
@@ -45,22 +52,32 @@ type outcome struct {
 
 // Act performs a semantic action on the object ref:
 //
-//   - invoke: the first action named click, press, activate, jump or open (in that order), or
-//     the only action of an object that has exactly one.
+//   - invoke: the first action named click, press, activate, jump, open or select (in that
+//     order), or the only action of an object that has exactly one.
 //   - toggle: the "toggle" action; for check boxes, toggle and radio buttons, check menu
-//     items and switches also click or press.
+//     items, switches and checkable objects also check/uncheck (the one of the pair that
+//     changes the state when both are offered: Firefox and Chromium name the one action after
+//     what it does next), click, press or activate (GTK 3, Java: click; Qt: Toggle or Press).
 //   - setvalue: a number for an object with Value (slider, spin button) sets CurrentValue
 //     (platform.ErrBadValue when text is not a number or outside the range; refused when the value
 //     does not move); otherwise EditableText.SetTextContents(text). Password fields take it
-//     like any entry; the text never appears in errors or logs.
+//     like any entry; the text never appears in errors or logs, and since their text cannot
+//     be read back, their character count is compared with the text's instead
+//     (platform.ErrActionFailed when it differs). Callers verify other text by reading it back.
 //   - setfocus: Component.GrabFocus, then the object must report "focused" within
 //     Options.ModalGrace (platform.ErrNotFocused otherwise).
 //   - expand, collapse: the "expand"/"collapse" or "expand or contract" action (or the
 //     default action of an expander), only when the "expanded" state differs: expanding an
 //     expanded object succeeds without acting. Combo boxes count as expanded while their popup
-//     shows.
-//   - select: SelectChild(its index) on the parent's Selection (for an item of a combo box's
-//     menu, on the combo box); without one, the object's own select or click action.
+//     shows. Menus that offer only click (GTK 3's menu bar titles and submenus) count as
+//     expanded while one of their items shows: expand clicks them, collapse clears the
+//     selection of the menu shell they sit in (Selection.ClearSelection on the parent), which
+//     closes the open menu without input.
+//   - select: for a menu item (not one of a combo box's entries), its own select, click,
+//     press or activate action: selecting a menu item means choosing it, and a menu's
+//     Selection only highlights. Otherwise SelectChild(its index) on the parent's Selection
+//     (for an item of a combo box's menu, on the combo box); without one, the object's own
+//     select or click action.
 //
 // An object that cannot do the action fails with platform.ErrUnsupported, naming what it can
 // do; a disabled one, or an application that refuses, with platform.ErrActionFailed (setfocus:
@@ -78,8 +95,9 @@ func (c *Client) Act(ctx context.Context, ref string, action platform.ElementAct
 		return platform.ActResult{}, err
 	}
 	what := withActions
-	if action == platform.ActSelect {
-		what |= withProps
+	switch action {
+	case platform.ActSelect, platform.ActExpand, platform.ActCollapse:
+		what |= withProps // the parent: a menu closes through its menu shell
 	}
 	o, err := c.inspect(ctx, objRef{bus, path}, what)
 	if err != nil {
@@ -232,7 +250,8 @@ func ifaceNames(s ifaceSet) string {
 }
 
 func invokePlan(o *object) (plan, error) {
-	i := actionIndex(o.n.actions, "click", "press", "activate", "jump", "open")
+	// "select" last: Chromium's menu items offer it as their activation.
+	i := actionIndex(o.n.actions, "click", "press", "activate", "jump", "open", "select")
 	if i < 0 && len(o.n.actions) == 1 {
 		i = 0
 	}
@@ -243,9 +262,20 @@ func invokePlan(o *object) (plan, error) {
 }
 
 func togglePlan(o *object) (plan, error) {
-	i := actionIndex(o.n.actions, "toggle")
-	if i < 0 && toggleRoles[o.role()] {
-		i = actionIndex(o.n.actions, "click", "press", "activate")
+	acts := o.n.actions
+	i := actionIndex(acts, "toggle")
+	if i < 0 && (toggleRoles[o.role()] || o.is(stateCheckable)) {
+		// Of a check/uncheck pair, the one that changes the state; a lone check or uncheck is
+		// the toggle itself (the browsers rename their one action after the state).
+		check, uncheck := actionIndex(acts, "check"), actionIndex(acts, "uncheck")
+		switch {
+		case check >= 0 && uncheck >= 0 && o.is(stateChecked):
+			i = uncheck
+		case check >= 0 && uncheck >= 0:
+			i = check
+		default:
+			i = actionIndex(acts, "click", "press", "activate", "check", "uncheck")
+		}
 	}
 	if i < 0 {
 		return plan{}, unsupported(o, platform.ActToggle, "no toggle action")
@@ -280,6 +310,31 @@ func (c *Client) expandPlan(ctx context.Context, o *object, want bool) (plan, er
 		if i := actionIndex(acts, "press", "click", "activate"); i >= 0 {
 			return doAction(o, i), nil
 		}
+	case o.role() == "menu" && o.n.info.childCount != 0:
+		open, err := c.menuOpen(ctx, o)
+		if err != nil {
+			return plan{}, err
+		}
+		if open == want {
+			return plan{noop: true}, nil
+		}
+		if want {
+			if i := actionIndex(acts, dir, "click", "press", "activate"); i >= 0 {
+				return doAction(o, i), nil
+			}
+			break
+		}
+		// Clicking an open GTK 3 menu again leaves it open; deselecting it in its menu shell
+		// (the menu bar, or the menu of a submenu) pops it down.
+		if i := actionIndex(acts, dir); i >= 0 {
+			return doAction(o, i), nil
+		}
+		if !o.parent.null() && o.parent.Path != appRoot {
+			if _, pifaces, err := c.kind(ctx, o.parent); err == nil && pifaces&hasSelection != 0 {
+				return plan{target: o.parent, method: ifSelection + ".ClearSelection", okBool: true}, nil
+			}
+		}
+		return plan{}, unsupported(o, action, "its menu shell has no Selection to close it by (press Escape)")
 	default:
 		// A direction-specific action needs no state to be idempotent.
 		if i := actionIndex(acts, dir); i >= 0 {
@@ -288,6 +343,38 @@ func (c *Client) expandPlan(ctx context.Context, o *object, want bool) (plan, er
 		return plan{}, unsupported(o, action, "not expandable")
 	}
 	return plan{}, unsupported(o, action, "no action expands or collapses it")
+}
+
+// maxMenuProbe bounds how many of a menu's items menuOpen reads: a separator or hidden item
+// may come first, but an open menu shows most of its items.
+const maxMenuProbe = 4
+
+// menuOpen reports whether a menu's popup shows: GTK 3 menus have no expanded state, but their
+// items report showing only while the menu is open.
+func (c *Client) menuOpen(ctx context.Context, o *object) (bool, error) {
+	r := o.n.ref
+	call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetChildren")
+	if err != nil {
+		if f.fatal() {
+			return false, err
+		}
+		return false, staleErr(r, "its children cannot be read")
+	}
+	var kids []objRef
+	_ = call.Store(&kids)
+	for _, k := range kids[:min(len(kids), maxMenuProbe)] {
+		words, f, err := c.states(ctx, k)
+		if err != nil {
+			if f.fatal() {
+				return false, err
+			}
+			continue
+		}
+		if words.has(stateShowing) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // comboOpen reports whether a combo box's popup shows: GTK's combo boxes have no expanded
@@ -347,6 +434,15 @@ func (c *Client) kind(ctx context.Context, r objRef) (uint32, ifaceSet, error) {
 // selectPlan selects through the parent's Selection, or the combo box's for an item of its
 // menu (GTK's menu selection only highlights); else the object's own action.
 func (c *Client) selectPlan(ctx context.Context, o *object) (plan, error) {
+	if menuItemRoles[o.role()] {
+		if inCombo, err := c.inComboMenu(ctx, o); err != nil {
+			return plan{}, err
+		} else if !inCombo {
+			if i := actionIndex(o.n.actions, "select", "click", "press", "activate"); i >= 0 {
+				return doAction(o, i), nil
+			}
+		}
+	}
 	if o.index >= 0 && !o.parent.null() && o.parent.Path != appRoot {
 		target := o.parent
 		prole, pifaces, err := c.kind(ctx, target)
@@ -369,6 +465,35 @@ func (c *Client) selectPlan(ctx context.Context, o *object) (plan, error) {
 		return doAction(o, i), nil
 	}
 	return plan{}, unsupported(o, platform.ActSelect, "its parent has no Selection and it has no select or click action")
+}
+
+// menuItemRoles are the items a menu holds; selecting one chooses it.
+var menuItemRoles = map[string]bool{
+	"menu item": true, "check menu item": true, "radio menu item": true, "tearoff menu item": true, "menu": true,
+}
+
+// inComboMenu reports whether o is an entry of a combo box's menu (its parent a menu whose
+// parent is a combo box): those are chosen through the combo box's Selection.
+func (c *Client) inComboMenu(ctx context.Context, o *object) (bool, error) {
+	if o.parent.null() || o.parent.Path == appRoot {
+		return false, nil
+	}
+	prole, _, err := c.kind(ctx, o.parent)
+	if err != nil {
+		if errors.Is(err, platform.ErrElementStale) {
+			return false, nil
+		}
+		return false, err
+	}
+	if name, _ := roleName(prole); name != "menu" {
+		return prole == roleComboBox, nil
+	}
+	var gp objRef
+	if _, err := c.property(ctx, o.parent.Bus, o.parent.Path, ifAccessible, "Parent", &gp); err != nil || gp.null() {
+		return false, nil
+	}
+	grole, _, err := c.kind(ctx, gp)
+	return err == nil && grole == roleComboBox, nil
 }
 
 // setValue sets a number through Value, or text through EditableText.
@@ -416,9 +541,29 @@ func (c *Client) setValue(ctx context.Context, o *object, text string) (platform
 			return platform.ActResult{}, err
 		}
 		out, err := c.perform(ctx, o, plan{target: o.n.ref, method: ifEditableText + ".SetTextContents", args: []any{text}, okBool: true})
-		return platform.ActResult{ModalPending: out.modal}, err
+		if err != nil || out.modal || out.gone {
+			return platform.ActResult{ModalPending: out.modal}, err
+		}
+		if o.n.info.role == rolePasswordText && ifaces&hasText != 0 {
+			return platform.ActResult{}, c.checkLength(ctx, o, text)
+		}
+		return platform.ActResult{}, nil
 	}
 	return platform.ActResult{}, unsupported(o, platform.ActSetValue, "it has neither EditableText nor Value")
+}
+
+// checkLength compares a password field's character count with the text it was given: the
+// one check that reads nothing secret (GTK exposes one invisible character per character).
+func (c *Client) checkLength(ctx context.Context, o *object, text string) error {
+	var count int32
+	if _, err := c.property(ctx, o.n.ref.Bus, o.n.ref.Path, ifText, "CharacterCount", &count); err != nil {
+		return nil // unverifiable, not refused
+	}
+	if want := utf8.RuneCountInString(text); int(count) != want {
+		return fmt.Errorf("%w: %s %q (%s) holds %d characters after SetTextContents of %d", platform.ErrActionFailed,
+			o.role(), o.n.info.name, o.ref(), count, want)
+	}
+	return nil
 }
 
 func parseNumber(text string) (float64, error) {
