@@ -20,16 +20,23 @@ type invokeArgs struct {
 	Element *ElementSelector `json:"element,omitempty" jsonschema:"The element to act on (a ref needs no window)."`
 	Action  string           `json:"action,omitempty" jsonschema:"invoke (default), toggle, setvalue, setfocus, expand, collapse or select."`
 	Text    *string          `json:"text,omitempty" jsonschema:"With setvalue: the text, or the number for sliders and spin buttons."`
+	Via     string           `json:"via,omitempty" jsonschema:"auto (default): a click for activations of on-screen buttons and menu items and for elements without a usable action, typing for values the accessibility API did not apply; accessibility: the accessibility API only; input: real input only (a click at the centre; setvalue: click, select all, type)."`
 	settleArg
 }
 
 type invokeResult struct {
 	Invoked bool   `json:"invoked"`
 	Action  string `json:"action"`
+	// Via is how the action was delivered: "accessibility" or "input" (XTEST at the element).
+	Via string `json:"via"`
+	// Verified (setvalue): the value read back equals the text; false when it cannot be read
+	// (password fields) or a number was rounded.
+	Verified *bool `json:"verified,omitempty"`
 	// Element is re-read after the action (omitted while a modal dialog blocks the app).
 	Element *Element    `json:"element,omitempty"`
 	Window  *WindowInfo `json:"window,omitempty"`
-	// ModalPending: the app entered a modal loop (a dialog opened); the action is still running.
+	// ModalPending: a modal dialog opened and waits for an answer (the action's handler runs
+	// until it closes); after an accessibility action the app may answer nothing meanwhile.
 	ModalPending bool `json:"modalPending,omitempty"`
 	// Effect is what the action observably changed once the UI settled.
 	Effect *Effect `json:"effect,omitempty"`
@@ -39,19 +46,23 @@ func invokeTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[invokeArgs]{
 		Name:  "invoke",
 		Title: "Act on an element",
-		Description: "Perform a semantic action on an element through the accessibility API, without moving the mouse: " +
-			"invoke (click/press/activate), toggle, setvalue (text), setfocus, expand, collapse, select (tabs, list " +
-			"items, combo entries). Does not wait for the element. Returns once the UI settled (settle, default 500 ms) " +
-			"with the observed effect (focus, values, states, windows, changed elements); warns no-observed-effect " +
-			"when nothing changed. When the action opens a modal dialog, returns with modalPending:true; find and " +
-			"dismiss the dialog next.",
+		Description: "Perform a semantic action on an element: invoke (click/press/activate), toggle, setvalue (text), " +
+			"setfocus, expand, collapse (menus too), select (menu items, tabs, list items, combo entries). Does not " +
+			"wait for the element. Delivered through the accessibility API, except (via auto) activations of on-screen " +
+			"buttons and menu items and elements without a usable action, which get a real click at their centre " +
+			"(the window is raised first), so a dialog they open stays answerable; result via says which. setvalue " +
+			"reads the value back and, when the toolkit ignored it, types it (click, select all, type); a value that " +
+			"still differs fails value-not-applied. Returns once the UI settled (settle, default 500 ms) with the " +
+			"observed effect; warns no-observed-effect when nothing changed. When a modal dialog opens, returns with " +
+			"modalPending:true; find and answer the dialog next.",
 		Annotations:       catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:            invokeResult{},
 		Warnings:          []contract.Code{contract.WarnNoObservedEffect},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeElementNotFound,
 			contract.CodePatternUnsupported, contract.CodeElementStale, contract.CodeFocusNotSet, contract.CodeInvokeFaulted,
-			contract.CodeAppNotResponding, contract.CodeTargetElevated}),
+			contract.CodeAppNotResponding, contract.CodeTargetElevated, contract.CodeValueNotApplied, contract.CodeForegroundNotSet,
+			contract.CodeEmergencyStopped}),
 		Run: func(ctx context.Context, call *catalog.Call, in *invokeArgs) (*catalog.Response, error) {
 			action := platform.ElementAction(in.Action)
 			if action == "" {
@@ -65,6 +76,14 @@ func invokeTool(env *Env) *catalog.Tool {
 			}
 			if err := in.Element.check(); err != nil {
 				return nil, err
+			}
+			via := in.Via
+			switch via {
+			case "":
+				via = viaAuto
+			case viaAuto, viaInput, viaAccessibility:
+			default:
+				return nil, contract.Errorf(contract.CodeBadArguments, "via %q is not auto, input or accessibility", in.Via)
 			}
 			settle, err := in.duration()
 			if err != nil {
@@ -91,22 +110,26 @@ func invokeTool(env *Env) *catalog.Tool {
 				call.Session.SetTarget(w)
 			}
 			obs := watchAction(ctx, env.Desktop, l.window, l.node.Ref)
-			out, err := env.Desktop.Act(ctx, l.node.Ref, action, text)
+			out, err := deliver(ctx, env, l, in.Element.Ref != "", action, text, via)
 			if err != nil {
 				obs.stop()
-				return nil, actionError(err, action, l.node)
+				return nil, err
 			}
-			res.Invoked, res.ModalPending = true, out.ModalPending
-			eff := obs.settle(ctx, settle, out.ModalPending)
+			res.Invoked, res.ModalPending, res.Via, res.Verified = true, out.modalPending, out.via, out.verified
+			eff := obs.settle(ctx, settle, out.modalPending)
 			res.Effect = &eff
+			// A modal dialog that opened is pending on every path: after input (and in toolkits
+			// whose bridge keeps answering) the application stays reachable, but the window that
+			// opened it takes no input until it is answered.
+			res.ModalPending = res.ModalPending || eff.ModalOpened()
 			res.Element = element(l.node)
-			if !out.ModalPending {
+			if !out.modalPending {
 				if el, err := env.Desktop.Element(ctx, l.node.Ref); err == nil {
 					res.Element = element(&el.Node)
 				}
 			}
 			resp := &catalog.Response{Result: res}
-			if !eff.observed() && !out.ModalPending {
+			if !eff.observed() && !res.ModalPending {
 				resp.Warnings = append(resp.Warnings, noEffectWarning(fmt.Sprintf("%s on %s (%s %q)", action, l.node.Ref, l.node.Role, l.node.Name), eff))
 			}
 			return resp, nil

@@ -1,0 +1,442 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/platform"
+)
+
+// How invoke delivers an action (issue 15). The accessibility API is the default, except where
+// it strands the agent or lies:
+//
+//   - An activation (invoke of a button, check box, menu item …; select of a menu item) of an
+//     element that is on screen is a real click at its centre. GTK 3 runs an action's handler
+//     inside the bridge's D-Bus dispatch: a handler that runs a modal dialog's nested loop
+//     (gtk_dialog_run, About dialogs from menu items) leaves the application answering no
+//     accessibility call until someone closes the dialog with physical input. The same click
+//     delivered as input runs the dialog from the application's own event loop, and its tree
+//     stays live, the dialog's Close button included.
+//   - An element with no usable action (web buttons and check boxes in Firefox, GTK 4.8 check
+//     buttons) is clicked at its centre when it is on screen.
+//   - setvalue is read back; a value the toolkit did not take (Firefox's SetTextContents
+//     answers success and changes nothing; Chromium's inputs have no EditableText) is typed:
+//     click, select all, delete, type, and read back again.
+//
+// "On screen" means showing, with bounds whose centre lies on the screen and in a window of
+// its process (or in a popup menu, which the toolkit draws in a window of its own), and not
+// under a window that stays above it after raising (a dialog transient for it). Everything
+// else goes through the accessibility API, which needs no geometry. The via argument forces
+// either path.
+
+// Delivery paths, as the via argument and result name them.
+const (
+	viaAuto          = "auto"
+	viaInput         = "input"
+	viaAccessibility = "accessibility"
+)
+
+// activationRoles are elements whose activation is delivered as a click when they are on
+// screen: the ones whose handlers open dialogs.
+var activationRoles = map[string]bool{
+	"push button": true, "button": true, "toggle button": true, "push button menu": true,
+	"check box": true, "radio button": true, "switch": true,
+	"menu item": true, "check menu item": true, "radio menu item": true, "menu": true,
+}
+
+// menuItemRoles are items of menus: selecting one chooses it, an activation like invoke.
+var menuItemRoles = map[string]bool{"menu item": true, "check menu item": true, "radio menu item": true, "menu": true}
+
+// popupRoles live in popup windows the window manager does not list (GTK 3 menus are
+// override-redirect windows), so their bounds may lie outside every listed window.
+var popupRoles = map[string]bool{"menu item": true, "check menu item": true, "radio menu item": true, "tearoff menu item": true}
+
+// selectableRoles may be selected by a click when no Selection or action selects them.
+var selectableRoles = map[string]bool{"list item": true, "page tab": true, "tree item": true, "table row": true,
+	"table cell": true, "radio button": true, "option": true}
+
+// numericRoles hold a number: their read-back is compared as one.
+var numericRoles = map[string]bool{"slider": true, "spin button": true, "scroll bar": true, "dial": true}
+
+const (
+	// readBackWithin bounds the wait for an accessibility write to show in the element's value
+	// (GTK 3 shows it at once; browsers update their trees a little later).
+	readBackWithin = 250 * time.Millisecond
+	// typedWithin bounds the wait for typed text to show in the element's value.
+	typedWithin = 1500 * time.Millisecond
+	// focusWithin bounds the wait for a clicked field to report focus before keys go to it.
+	focusWithin = 500 * time.Millisecond
+)
+
+// delivery is how an action went.
+type delivery struct {
+	via          string
+	modalPending bool  // the application stopped answering right after (accessibility path)
+	verified     *bool // setvalue: the value read back equals the text (false: could not be read)
+}
+
+// inputSpot is where a click reaches an element, and the window to raise first.
+type inputSpot struct {
+	at     platform.Point
+	window platform.Window
+}
+
+func enabledNode(n *platform.Node) bool { return n.States["enabled"] || n.States["sensitive"] }
+
+func describeNode(n *platform.Node) string { return fmt.Sprintf("%s (%s %q)", n.Ref, n.Role, n.Name) }
+
+// deliver performs action on the located element by the path via asks for (viaAuto: the rules
+// above) and reports how. The caller has started the observer.
+func deliver(ctx context.Context, env *Env, l located, byRef bool, action platform.ElementAction, text, via string) (delivery, error) {
+	n := l.node
+	if action == platform.ActSetValue {
+		return deliverValue(ctx, env, l, byRef, text, via)
+	}
+	clickable := action == platform.ActInvoke || action == platform.ActToggle || action == platform.ActSelect || action == platform.ActSetFocus
+	switch via {
+	case viaInput:
+		if !clickable {
+			return delivery{}, contract.Errorf(contract.CodeBadArguments,
+				"via input clicks the element, which neither expands nor collapses it reliably; use via auto or accessibility for %s", action)
+		}
+		s, err := needSpot(ctx, env, l, byRef)
+		if err != nil {
+			return delivery{}, err
+		}
+		return clickElement(ctx, env, n, s)
+	case viaAuto:
+		activation := action == platform.ActInvoke || (action == platform.ActSelect && menuItemRoles[n.Role])
+		if activation && activationRoles[n.Role] && enabledNode(n) {
+			if s, why := clickSpot(ctx, env, l, byRef); why == "" {
+				return clickElement(ctx, env, n, s)
+			}
+		}
+	}
+	out, err := env.Desktop.Act(ctx, n.Ref, action, text)
+	if err == nil {
+		return delivery{via: viaAccessibility, modalPending: out.ModalPending}, nil
+	}
+	if via == viaAuto && errors.Is(err, platform.ErrUnsupported) && clickFallback(action, n) {
+		// Nothing in the accessibility API does it: a click does, when the element is on screen.
+		s, why := clickSpot(ctx, env, l, byRef)
+		if why != "" {
+			return delivery{}, contract.Errorf(contract.CodePatternUnsupported, "%s on %s: %v; it has no point to click either: %s",
+				action, describeNode(n), err, why)
+		}
+		return clickElement(ctx, env, n, s)
+	}
+	return delivery{}, actionError(err, action, n)
+}
+
+// clickFallback says whether a click does what action means on n when its accessibility does
+// not offer it: invoke always; toggle on things with a checked state; select on items.
+func clickFallback(action platform.ElementAction, n *platform.Node) bool {
+	switch action {
+	case platform.ActInvoke:
+		return true
+	case platform.ActToggle:
+		return toggleRoles[n.Role] || n.States["checkable"]
+	case platform.ActSelect:
+		return selectableRoles[n.Role] || menuItemRoles[n.Role] || n.States["selectable"]
+	}
+	return false
+}
+
+// clickElement clicks the element's centre through the input gate, after raising its window.
+func clickElement(ctx context.Context, env *Env, n *platform.Node, s inputSpot) (delivery, error) {
+	if !enabledNode(n) {
+		return delivery{}, contract.Errorf(contract.CodeInvokeFaulted, "clicking %s would do nothing: it is disabled", describeNode(n))
+	}
+	err := gesture(ctx, env, s.window, func(ctx context.Context) error {
+		return env.Desktop.Input().Click(ctx, s.at, platform.ButtonLeft, 1)
+	})
+	if err != nil {
+		return delivery{}, err
+	}
+	return delivery{via: viaInput}, nil
+}
+
+// needSpot is clickSpot for a caller that asked for input: no spot is an error.
+func needSpot(ctx context.Context, env *Env, l located, byRef bool) (inputSpot, error) {
+	s, why := clickSpot(ctx, env, l, byRef)
+	if why != "" {
+		return s, contract.Errorf(contract.CodePatternUnsupported, "via input: %s cannot be clicked: %s; use via auto or accessibility",
+			describeNode(l.node), why)
+	}
+	return s, nil
+}
+
+// clickSpot finds where a click reaches the element: the centre of its bounds, in the window of
+// its process that holds it. why is non-empty when there is none (not showing, off screen,
+// covered by a window that stays above its own).
+func clickSpot(ctx context.Context, env *Env, l located, byRef bool) (inputSpot, string) {
+	n := l.node
+	b := n.Bounds
+	if b == nil || b.Empty() || !n.States["showing"] {
+		return inputSpot{}, "it is not showing on screen"
+	}
+	c := platform.Point{X: b.X + b.Width/2, Y: b.Y + b.Height/2}
+	if d, err := env.Desktop.Displays(ctx); err == nil && !d.VirtualBounds.Empty() && !inside(d.VirtualBounds, c) {
+		return inputSpot{}, fmt.Sprintf("its centre %d,%d is off the screen", c.X, c.Y)
+	}
+	ws, err := env.Desktop.Windows(ctx)
+	if err != nil {
+		return inputSpot{}, "the windows cannot be listed"
+	}
+	pid := l.window.ProcessID
+	var holders []platform.Window
+	for _, w := range ws {
+		if w.ProcessID == pid && pid != 0 && !w.Minimized && inside(w.Bounds, c) {
+			holders = append(holders, w)
+		}
+	}
+	var w platform.Window
+	own := slices.IndexFunc(holders, func(w platform.Window) bool { return w.Handle == l.window.Handle })
+	switch {
+	case !byRef && own >= 0:
+		w = holders[own] // found in this window's tree
+	case byRef && len(holders) == 1:
+		w = holders[0]
+	case byRef && len(holders) > 1:
+		w = frameWindow(ctx, env, n.Ref, holders)
+	case popupRoles[n.Role] && l.window.Handle != 0 && !l.window.Minimized:
+		w = l.window // an open popup menu sits above every window
+	default:
+		return inputSpot{}, fmt.Sprintf("its centre %d,%d lies outside its window", c.X, c.Y)
+	}
+	for _, x := range ws {
+		above := x.TransientFor == w.Handle || x.Modal && x.ProcessID == w.ProcessID
+		if x.Handle != w.Handle && !x.Minimized && above && inside(x.Bounds, c) {
+			return inputSpot{}, fmt.Sprintf("window %d %q covers it", x.Handle, x.Title)
+		}
+	}
+	return inputSpot{at: c, window: w}, ""
+}
+
+func inside(r platform.Rect, p platform.Point) bool {
+	return p.X >= r.X && p.Y >= r.Y && p.X < r.X+r.Width && p.Y < r.Y+r.Height
+}
+
+// maxFrameWalk bounds the walk from an element up to its frame.
+const maxFrameWalk = 64
+
+// frameWindow picks, of several windows of the process that contain the element's centre, the
+// one its frame matches best (a dialog over its main window): up the parents to the frame, then
+// the largest overlap with its bounds. The newest window when that tells nothing.
+func frameWindow(ctx context.Context, env *Env, ref string, candidates []platform.Window) platform.Window {
+	best := candidates[len(candidates)-1]
+	var frame *platform.Rect
+	for range maxFrameWalk {
+		el, err := env.Desktop.Element(ctx, ref)
+		if err != nil {
+			return best
+		}
+		if el.Parent == "" {
+			frame = el.Node.Bounds
+			break
+		}
+		ref = el.Parent
+	}
+	if frame == nil {
+		return best
+	}
+	score := -1.0
+	for _, w := range candidates {
+		// Intersection over union: a dialog lies wholly inside its main window too.
+		in := w.Bounds.Intersect(*frame)
+		inter := float64(in.Width * in.Height)
+		union := float64(w.Bounds.Width*w.Bounds.Height+frame.Width*frame.Height) - inter
+		if union > 0 && inter/union > score {
+			best, score = w, inter/union
+		}
+	}
+	return best
+}
+
+// deliverValue sets text on the element and reads it back; a value the accessibility API did
+// not apply is typed (auto), and a value that still differs fails value-not-applied.
+func deliverValue(ctx context.Context, env *Env, l located, byRef bool, text, via string) (delivery, error) {
+	n := l.node
+	secret := n.Role == "password text"
+	if via == viaInput {
+		s, err := needSpot(ctx, env, l, byRef)
+		if err != nil {
+			return delivery{}, err
+		}
+		return typeValue(ctx, env, l, s, text)
+	}
+	out, err := env.Desktop.Act(ctx, n.Ref, platform.ActSetValue, text)
+	switch {
+	case err == nil && out.ModalPending:
+		return delivery{via: viaAccessibility, modalPending: true}, nil
+	case err == nil && secret:
+		// Its text never leaves the application; the backend compared lengths where it could.
+		return delivery{via: viaAccessibility, verified: boolPtr(false)}, nil
+	case err == nil:
+		got, ok, rerr := readBack(ctx, env, n, text, readBackWithin)
+		if rerr != nil {
+			return delivery{}, platformError(rerr)
+		}
+		if ok {
+			return delivery{via: viaAccessibility, verified: boolPtr(true)}, nil
+		}
+		if numericRoles[n.Role] {
+			// The toolkit rounded to its step; the backend refused values that did not move.
+			return delivery{via: viaAccessibility, verified: boolPtr(false)}, nil
+		}
+		if via == viaAuto && n.States["editable"] {
+			if s, why := clickSpot(ctx, env, l, byRef); why == "" {
+				return typeValue(ctx, env, l, s, text)
+			}
+		}
+		return delivery{}, notApplied(n, viaAccessibility, got, "")
+	case via == viaAuto && n.States["editable"] && (errors.Is(err, platform.ErrUnsupported) || (secret && errors.Is(err, platform.ErrActionFailed))):
+		// No EditableText (Chromium), or a password field that did not take it: type it.
+		s, why := clickSpot(ctx, env, l, byRef)
+		if why != "" {
+			return delivery{}, contract.Errorf(contract.CodePatternUnsupported, "setvalue on %s: %v; typing is not possible either: %s",
+				describeNode(n), err, why)
+		}
+		return typeValue(ctx, env, l, s, text)
+	}
+	return delivery{}, actionError(err, platform.ActSetValue, n)
+}
+
+// typeValue focuses the field with a click, selects and deletes what it holds, types text, and
+// reads it back.
+func typeValue(ctx context.Context, env *Env, l located, s inputSpot, text string) (delivery, error) {
+	n := l.node
+	if !enabledNode(n) {
+		return delivery{}, contract.Errorf(contract.CodeInvokeFaulted, "setvalue on %s failed: it is disabled", describeNode(n))
+	}
+	err := gesture(ctx, env, s.window, func(ctx context.Context) error {
+		in := env.Desktop.Input()
+		if err := in.Click(ctx, s.at, platform.ButtonLeft, 1); err != nil {
+			return err
+		}
+		if !waitFocused(ctx, env, n.Ref, l.window.ProcessID) {
+			// The click may have been lost or the toolkit does not say: ask for focus too.
+			_, _ = env.Desktop.Act(ctx, n.Ref, platform.ActSetFocus, "")
+		}
+		if err := in.Chord(ctx, "Control_L", "a"); err != nil {
+			return err
+		}
+		if err := in.Chord(ctx, "BackSpace"); err != nil {
+			return err
+		}
+		if text == "" {
+			return nil
+		}
+		return in.Type(ctx, text)
+	})
+	if err != nil {
+		return delivery{}, err
+	}
+	if n.Role == "password text" {
+		return delivery{via: viaInput, verified: boolPtr(false)}, nil
+	}
+	got, ok, err := readBack(ctx, env, n, text, typedWithin)
+	if err != nil {
+		return delivery{}, platformError(err)
+	}
+	if !ok {
+		return delivery{}, notApplied(n, viaInput, got, "after typing it")
+	}
+	return delivery{via: viaInput, verified: boolPtr(true)}, nil
+}
+
+// waitFocused waits, at most focusWithin, for the element (or the process's focus) to be it.
+func waitFocused(ctx context.Context, env *Env, ref string, pid int) bool {
+	deadline := time.Now().Add(focusWithin)
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		if el, err := env.Desktop.Element(ctx, ref); err == nil && el.Node.States["focused"] {
+			return true
+		}
+		if pid > 0 {
+			if f, err := env.Desktop.Focused(ctx, pid); err == nil && f.Node.Ref == ref {
+				return true
+			}
+		}
+		if time.Now().Add(pause).After(deadline) || sleep(ctx, pause) != nil {
+			return false
+		}
+	}
+}
+
+// readBack re-reads the element's value until it equals want or within passes; it returns the
+// last value read.
+func readBack(ctx context.Context, env *Env, n *platform.Node, want string, within time.Duration) (*string, bool, error) {
+	deadline := time.Now().Add(within)
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		el, err := env.Desktop.Element(ctx, n.Ref)
+		if err != nil {
+			return nil, false, err
+		}
+		if valueMatches(n.Role, el.Node.Value, want) {
+			return el.Node.Value, true, nil
+		}
+		if time.Now().Add(pause).After(deadline) || sleep(ctx, pause) != nil {
+			return el.Node.Value, false, nil
+		}
+	}
+}
+
+// valueMatches compares a value read back with the text set: numbers as numbers, text exactly
+// (a value cut at the backend's read limit matches the text's start).
+func valueMatches(role string, got *string, want string) bool {
+	if got == nil {
+		return want == ""
+	}
+	if *got == want {
+		return true
+	}
+	if numericRoles[role] {
+		g, gerr := strconv.ParseFloat(strings.TrimSpace(*got), 64)
+		w, werr := strconv.ParseFloat(strings.TrimSpace(want), 64)
+		return gerr == nil && werr == nil && g == w
+	}
+	return utf8.RuneCountInString(*got) >= maxReadBackChars && strings.HasPrefix(want, *got)
+}
+
+// maxReadBackChars is the longest value a backend reads of one element (atspi: 4096).
+const maxReadBackChars = 4096
+
+// notApplied is the error of a value the element did not take; the value it holds travels in the
+// detail and the partial result.
+func notApplied(n *platform.Node, via string, got *string, after string) error {
+	holds := "no value"
+	if got != nil {
+		holds = strconv.Quote(*got)
+	}
+	how := "the accessibility API accepted it"
+	if via == viaInput {
+		how = "it was typed"
+	}
+	if after != "" {
+		how += " (" + after + ")"
+	}
+	e := contract.Errorf(contract.CodeValueNotApplied, "setvalue on %s: %s, but the element reads back %s", describeNode(n), how, holds)
+	e.PartialResult = map[string]any{"value": got, "via": via, "element": element(n)}
+	return e
+}
+
+func boolPtr(v bool) *bool { return &v }
+
+// sleep pauses for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
