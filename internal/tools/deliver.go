@@ -23,7 +23,8 @@ import (
 //     (gtk_dialog_run, About dialogs from menu items) leaves the application answering no
 //     accessibility call until someone closes the dialog with physical input. The same click
 //     delivered as input runs the dialog from the application's own event loop, and its tree
-//     stays live, the dialog's Close button included.
+//     stays live, the dialog's Close button included. An item of a closed menu gets its menus
+//     opened first (their accessible expand), then the click.
 //   - An element with no usable action (web buttons and check boxes in Firefox, GTK 4.8 check
 //     buttons) is clicked at its centre when it is on screen.
 //   - setvalue is read back; a value the toolkit did not take (Firefox's SetTextContents
@@ -114,6 +115,13 @@ func deliver(ctx context.Context, env *Env, l located, byRef bool, action platfo
 	case viaAuto:
 		activation := action == platform.ActInvoke || (action == platform.ActSelect && menuItemRoles[n.Role])
 		if activation && activationRoles[n.Role] && enabledNode(n) {
+			if !n.States["showing"] && menuItemRoles[n.Role] {
+				// A closed menu's item: open the menus above it, so the item can be clicked
+				// rather than activated inside the bridge (About dialogs sit behind menus).
+				if shown := openMenusOf(ctx, env, n); shown != nil {
+					l.node, n = shown, shown
+				}
+			}
 			if s, why := clickSpot(ctx, env, l, byRef); why == "" {
 				return clickElement(ctx, env, n, s)
 			}
@@ -133,6 +141,57 @@ func deliver(ctx context.Context, env *Env, l located, byRef bool, action platfo
 		return clickElement(ctx, env, n, s)
 	}
 	return delivery{}, actionError(err, action, n)
+}
+
+const (
+	// maxMenuDepth bounds the menus opened above one item.
+	maxMenuDepth = 8
+	// menuOpenWithin bounds the wait for an item to show once its menus were opened.
+	menuOpenWithin = time.Second
+)
+
+// openMenusOf opens the closed menus above a menu item (GTK 3 menu bar titles and submenus, by
+// their accessible expand, which opens menus without running their items) and returns the item
+// re-read once it shows with bounds; nil when it is not in such menus (a combo box's entries are
+// chosen through the combo box) or does not show in time.
+func openMenusOf(ctx context.Context, env *Env, n *platform.Node) *platform.Node {
+	var menus []string // innermost first
+	ref := n.Ref
+	for range maxMenuDepth {
+		el, err := env.Desktop.Element(ctx, ref)
+		if err != nil || el.Parent == "" {
+			break
+		}
+		p, err := env.Desktop.Element(ctx, el.Parent)
+		if err != nil {
+			return nil
+		}
+		if p.Node.Role == "combo box" {
+			return nil
+		}
+		if p.Node.Role != "menu" {
+			break
+		}
+		menus = append(menus, p.Node.Ref)
+		ref = p.Node.Ref
+	}
+	if len(menus) == 0 {
+		return nil
+	}
+	for i := len(menus) - 1; i >= 0; i-- {
+		if _, err := env.Desktop.Act(ctx, menus[i], platform.ActExpand, ""); err != nil {
+			return nil
+		}
+	}
+	deadline := time.Now().Add(menuOpenWithin)
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		if el, err := env.Desktop.Element(ctx, n.Ref); err == nil && el.Node.States["showing"] && el.Node.Bounds != nil && !el.Node.Bounds.Empty() {
+			return &el.Node
+		}
+		if time.Now().Add(pause).After(deadline) || sleep(ctx, pause) != nil {
+			return nil
+		}
+	}
 }
 
 // clickFallback says whether a click does what action means on n when its accessibility does

@@ -137,6 +137,21 @@ func TestDeliverGTK3Menus(t *testing.T) {
 		}
 		h.waitNamed(p.PID, "Status: about closed")
 	})
+	t.Run("an item of a closed menu is clicked after its menu is opened", func(t *testing.T) {
+		h.t = t
+		about := map[string]any{"name": "About", "role": "menu item"}
+		if shows(about) {
+			t.Fatal("the Help menu is still open")
+		}
+		r := h.act(p.PID, about, "invoke", "input", nil)
+		if !r.ModalPending {
+			t.Errorf("no modalPending: %+v", r.Effect)
+		}
+		var w findRes
+		h.ok("wait-for", map[string]any{"window": "About mcec menus", "element": map[string]any{"name": "Close", "role": "push button"}}, &w)
+		h.act(p.PID, map[string]any{"ref": w.Element.Ref}, "invoke", "input", nil)
+		h.waitNamed(p.PID, "Status: about closed")
+	})
 	t.Run("a button that runs a modal dialog", func(t *testing.T) {
 		h.t = t
 		r := h.act(p.PID, map[string]any{"name": "Run modal"}, "invoke", "input", nil)
