@@ -48,6 +48,10 @@ type step struct {
 	// want is what an agent checks in the result before going on (found, a value); nil: ok is
 	// enough.
 	want func(res any) error
+	// retry repeats the call (every 300 ms, each call counted) while it fails or want rejects
+	// it, for up to this long: an agent reading pixels looks again when the window has not
+	// painted yet. 0: one call.
+	retry time.Duration
 }
 
 type vars map[string]any
@@ -152,8 +156,22 @@ func (x *run) execute() (o outcome) {
 	return o
 }
 
-// do runs one step: the call, the agent's own check of its answer, the saved variables.
+// do runs one step, again while it fails within its retry time.
 func (x *run) do(s step) error {
+	deadline := time.Now().Add(s.retry)
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := x.once(s)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		<-tick.C
+	}
+}
+
+// once runs one step once: the call, the agent's own check of its answer, the saved variables.
+func (x *run) once(s step) error {
 	args := s.args
 	if s.argsFn != nil {
 		var err error

@@ -12,12 +12,6 @@ import (
 // that shows it. A pending task is reported, not failed; one that passes is reported as passing
 // so that it can be made required.
 var pendingTasks = map[string]string{
-	"gtk3-about-dialog": "issue 15 §6: invoke of the menu item About runs the dialog's nested main loop from the AT-SPI call; " +
-		`then invoke Close in the dialog fails {"code":"app-not-responding","category":"timeout",` +
-		`"detail":"application not responding: :1.4 did not answer org.a11y.atspi.Cache.GetItems on /org/a11y/atspi/cache within 2s"}`,
-	"gtk3-confirm-dialog": "issue 15 §5: invoke expand on the GTK menu Edit fails " +
-		`{"code":"pattern-unsupported","category":"invalid-argument","detail":"1.4:5 (menu \"Edit\") cannot expand: ` +
-		`action not supported by the element: expand on menu \"\" (1.4:5): not expandable; it can do: actions [click], interfaces [Action, Collection, Component, Selection]"}`,
 	"chromium-form": "issue 15 §4: invoke setvalue on the web form's text input fails " +
 		`{"code":"pattern-unsupported","category":"invalid-argument","detail":"1.4:259 (entry \"Name\") cannot setvalue: action not supported by the element: ` +
 		`setvalue on entry \"\" (1.4:259): it has neither EditableText nor Value; it can do: actions [activate, showContextMenu], interfaces [Action, Collection, Component, Document, Text]"}` +

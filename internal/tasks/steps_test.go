@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The steps an agent takes, as small constructors so that each task reads as its list of calls.
@@ -93,7 +94,7 @@ func focus(target obj) step { return step{tool: "focus", args: target} }
 
 // getText reads a window's text by OCR and checks that the agent could read want in it.
 func getText(target obj, want string) step {
-	return step{tool: "get-text", args: target, want: func(res any) error {
+	return step{tool: "get-text", args: target, retry: 5 * time.Second, want: func(res any) error {
 		t, _ := lookup(res, "text")
 		if s, _ := t.(string); !strings.Contains(s, want) {
 			return fmt.Errorf("the text read does not contain %q", want)
@@ -105,7 +106,7 @@ func getText(target obj, want string) step {
 // ocrWord finds a word in get-text's word boxes and saves it (its box) as name: the path an
 // agent takes to click a control of an app without a tree.
 func ocrWord(target obj, word, name string) step {
-	return step{tool: "get-text", args: target, want: func(res any) error {
+	return step{tool: "get-text", args: target, retry: 5 * time.Second, want: func(res any) error {
 		words, err := lookup(res, "words")
 		if err != nil {
 			return fmt.Errorf("no word boxes in the result (%v)", err)
