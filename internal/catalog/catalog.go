@@ -167,6 +167,7 @@ func Define[In any](spec Spec[In]) *Tool {
 	if schema.Properties == nil {
 		schema.Properties = map[string]*jsonschema.Schema{}
 	}
+	applyNonEmpty(reflect.TypeFor[In](), schema)
 	schema.Properties["sessionId"] = &jsonschema.Schema{Type: "string",
 		Description: "Session to run in; omit for the shared default session."}
 	if len(schema.PropertyOrder) > 0 {
@@ -240,5 +241,46 @@ func schemaErrorDetail(err error) string {
 	if strings.Contains(msg, "additionalProperties") || strings.Contains(msg, "unexpected additional properties") {
 		return "unknown argument: " + msg
 	}
+	// The bounds applyNonEmpty sets: say what they mean.
+	if arg, _, ok := strings.Cut(msg, ": minLength: "); ok && strings.Contains(msg, "fewer than 1") {
+		return arg + " must not be empty: leave it out rather than give it empty"
+	}
+	if arg, rest, ok := strings.Cut(msg, ": minimum: "); ok && strings.HasSuffix(rest, "is less than 1.000000") {
+		return arg + " must be 1 or more: leave it out rather than give it 0"
+	}
 	return msg
+}
+
+// applyNonEmpty gives the properties of fields tagged `mcec:"nonempty"` (embedded structs
+// included) a lower bound: at least one character for strings, at least 1 for integers. Such a
+// field given empty — `"window": ""`, `"handle": 0` — is a mistake, not "no selector": taken as
+// absent, it would widen the target to the whole screen.
+func applyNonEmpty(t reflect.Type, schema *jsonschema.Schema) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			applyNonEmpty(f.Type, schema)
+			continue
+		}
+		if f.Tag.Get("mcec") != "nonempty" {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		p := schema.Properties[name]
+		if name == "" || p == nil {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.String:
+			p.MinLength = jsonschema.Ptr(1)
+		case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Uint64, reflect.Uint:
+			p.Minimum = jsonschema.Ptr(1.0)
+		}
+	}
 }

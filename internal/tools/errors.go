@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/platform"
@@ -39,6 +40,10 @@ func platformError(err error) error {
 		code = contract.CodeAtspiUnavailable
 	case errors.Is(err, platform.ErrCaptureFailed):
 		code = contract.CodeCaptureFailed
+	case errors.Is(err, platform.ErrUnsupported), errors.Is(err, platform.ErrBadValue):
+		// A gesture the backend cannot make as asked: a point off the screen, a button it has not.
+		detail := strings.TrimPrefix(strings.TrimPrefix(err.Error(), platform.ErrUnsupported.Error()+": "), platform.ErrBadValue.Error()+": ")
+		return contract.Errorf(contract.CodeBadArguments, "%s", detail)
 	}
 	return contract.Errorf(code, "%v", err)
 }

@@ -12,11 +12,11 @@ import (
 // WindowTarget is the window selector every window-targeting tool embeds. All given fields must
 // match; at least one is required.
 type WindowTarget struct {
-	Window     string `json:"window,omitempty" jsonschema:"Window title substring, case-insensitive."`
-	Handle     uint32 `json:"handle,omitempty" jsonschema:"X11 window id, as returned by windows."`
-	Process    string `json:"process,omitempty" jsonschema:"Process name (e.g. gtk3-widget-factory), case-insensitive."`
-	PID        int    `json:"pid,omitempty" jsonschema:"Process id that owns the window."`
-	ClassName  string `json:"className,omitempty" jsonschema:"WM_CLASS class, case-insensitive."`
+	Window     string `json:"window,omitempty" mcec:"nonempty" jsonschema:"Window title substring, case-insensitive."`
+	Handle     uint32 `json:"handle,omitempty" mcec:"nonempty" jsonschema:"X11 window id, as returned by windows."`
+	Process    string `json:"process,omitempty" mcec:"nonempty" jsonschema:"Process name (e.g. gtk3-widget-factory), case-insensitive."`
+	PID        int    `json:"pid,omitempty" mcec:"nonempty" jsonschema:"Process id that owns the window."`
+	ClassName  string `json:"className,omitempty" mcec:"nonempty" jsonschema:"WM_CLASS class, case-insensitive."`
 	Foreground bool   `json:"foreground,omitempty" jsonschema:"Only the active (focused) window."`
 }
 

@@ -366,11 +366,22 @@ func TestTargetingErrors(t *testing.T) {
 		{"bad maxNodes", "query", map[string]any{"handle": a, "maxNodes": 0}, contract.InvalidArgument, contract.CodeBadArguments},
 		{"unknown argument", "windows", map[string]any{"titel": "x"}, contract.InvalidArgument, contract.CodeBadArguments},
 		{"unknown session", "windows", map[string]any{"sessionId": "s-ffffffffffff"}, contract.InvalidArgument, contract.CodeUnknownSession},
+		// Empty selectors are mistakes, not "no target" (which would widen to the whole screen).
+		{"handle 0", "capture", map[string]any{"handle": 0}, contract.InvalidArgument, contract.CodeBadArguments},
+		{"empty window", "click", map[string]any{"window": "", "at": map[string]int{"x": 1, "y": 1}}, contract.InvalidArgument, contract.CodeBadArguments},
+		{"empty process", "windows", map[string]any{"process": ""}, contract.InvalidArgument, contract.CodeBadArguments},
+		{"pid 0", "query", map[string]any{"pid": 0}, contract.InvalidArgument, contract.CodeBadArguments},
+		{"click off screen", "click", map[string]any{"at": map[string]int{"x": 100000, "y": 5}}, contract.InvalidArgument, contract.CodeBadArguments},
+		{"drag off screen", "drag", map[string]any{"from": map[string]int{"x": 5, "y": 5}, "to": map[string]int{"x": -50, "y": 5}}, contract.InvalidArgument, contract.CodeBadArguments},
+		{"move far off screen", "window", map[string]any{"handle": a, "action": "move", "x": 1000000000, "y": 0}, contract.InvalidArgument, contract.CodeBadArguments},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h.t = t
 			e := contracttest.Fail(t, h.call(tt.tool, tt.args), tt.category, tt.code)
+			if tt.tool != "capture" && strings.Contains(tt.name, "off screen") && !strings.Contains(e.Detail, "1280x800") {
+				t.Errorf("detail does not name the screen's bounds: %s", e.Detail)
+			}
 			if tt.code == contract.SelectorMatched(2) && strings.Count(e.Detail, "handle=") != 2 {
 				t.Errorf("ambiguity detail does not list both candidates: %s", e.Detail)
 			}

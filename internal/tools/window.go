@@ -61,6 +61,9 @@ func windowTool(env *Env) *catalog.Tool {
 					return nil, contract.Errorf(contract.CodeBadArguments, "move needs x and y")
 				}
 				op.X, op.Y = *in.X, *in.Y
+				if err := checkMove(ctx, env, op); err != nil {
+					return nil, err
+				}
 			case platform.OpResize:
 				if in.Width == nil || in.Height == nil {
 					return nil, contract.Errorf(contract.CodeBadArguments, "resize needs width and height")
@@ -130,6 +133,21 @@ func steps(w platform.Window, op platform.WindowOp, animate bool) []platform.Win
 		out = append(out, s)
 	}
 	return out
+}
+
+// checkMove refuses a position X cannot express (coordinates are 16-bit) or that lies past
+// the screen by more than the screen's own size, naming the screen's bounds.
+func checkMove(ctx context.Context, env *Env, op platform.WindowOp) error {
+	ds, err := env.Desktop.Displays(ctx)
+	if err != nil {
+		return platformError(err)
+	}
+	vb := ds.VirtualBounds
+	if op.X < vb.X-vb.Width || op.X > vb.X+2*vb.Width || op.Y < vb.Y-vb.Height || op.Y > vb.Y+2*vb.Height {
+		return contract.Errorf(contract.CodeBadArguments, "move to %d,%d is far off the screen (%dx%d at %d,%d)",
+			op.X, op.Y, vb.Width, vb.Height, vb.X, vb.Y)
+	}
+	return nil
 }
 
 // notInState says how w differs from the state op asked for ("" when it is in it): a window

@@ -14,11 +14,11 @@ import (
 var windowConditions = []string{"appears", "disappears", "foreground"}
 
 type windowsArgs struct {
-	Window    string `json:"window,omitempty" jsonschema:"Only windows whose title contains this, case-insensitive."`
-	Handle    uint32 `json:"handle,omitempty" jsonschema:"Only the window with this X11 window id."`
-	Process   string `json:"process,omitempty" jsonschema:"Only windows of this process name, case-insensitive."`
-	PID       int    `json:"pid,omitempty" jsonschema:"Only windows of this process id."`
-	ClassName string `json:"className,omitempty" jsonschema:"Only windows of this WM_CLASS class, case-insensitive."`
+	Window    string `json:"window,omitempty" mcec:"nonempty" jsonschema:"Only windows whose title contains this, case-insensitive."`
+	Handle    uint32 `json:"handle,omitempty" mcec:"nonempty" jsonschema:"Only the window with this X11 window id."`
+	Process   string `json:"process,omitempty" mcec:"nonempty" jsonschema:"Only windows of this process name, case-insensitive."`
+	PID       int    `json:"pid,omitempty" mcec:"nonempty" jsonschema:"Only windows of this process id."`
+	ClassName string `json:"className,omitempty" mcec:"nonempty" jsonschema:"Only windows of this WM_CLASS class, case-insensitive."`
 	Condition string `json:"condition,omitempty" jsonschema:"Wait until a matching window appears (default with timeout), disappears, or is in the foreground."`
 	Timeout   int    `json:"timeout,omitempty" jsonschema:"Milliseconds to wait for the condition (0: list once). Needs a filter."`
 }
