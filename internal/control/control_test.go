@@ -119,6 +119,14 @@ func TestCloseEndsBlockedHandlersAndRemovesSocket(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	t.Setenv(EnvSocket, "")
+	// Find also looks in <tmp>/mcec-<uid>, where a real mcec of the same user may have its
+	// socket: a temp directory of this test's own (short: socket paths are at most 108 bytes).
+	tmp, err := os.MkdirTemp("/tmp", "mcf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	t.Setenv("TMPDIR", tmp)
 	s := startServer(t)
 	if got, err := Find(""); err != nil || got != s.Path() {
 		t.Fatalf("Find = %q, %v; want %q", got, err, s.Path())

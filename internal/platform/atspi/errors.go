@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 
 	"github.com/godbus/dbus/v5"
 
@@ -31,7 +32,8 @@ func classify(err error) failure {
 		return failHung
 	case errors.Is(err, context.Canceled):
 		return failCanceled
-	case errors.Is(err, dbus.ErrClosed):
+	case errors.Is(err, dbus.ErrClosed), errors.Is(err, net.ErrClosed):
+		// godbus reports a write that raced its own Close as the socket's error.
 		return failClosed
 	case errors.As(err, &de):
 		switch de.Name {

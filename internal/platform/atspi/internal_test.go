@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -184,6 +185,7 @@ func TestClassify(t *testing.T) {
 		{dbus.Error{Name: "org.freedesktop.DBus.Error.UnknownMethod"}, failNoIface, nil},
 		{dbus.Error{Name: "org.freedesktop.DBus.Error.ServiceUnknown"}, failGone, platform.ErrWindowClosed},
 		{dbus.ErrClosed, failClosed, platform.ErrAtspiUnavailable},
+		{&net.OpError{Op: "write", Net: "unix", Err: net.ErrClosed}, failClosed, platform.ErrAtspiUnavailable},
 		{context.Canceled, failCanceled, context.Canceled},
 		{errors.New("other"), failOther, nil},
 	} {
