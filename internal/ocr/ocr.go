@@ -1,6 +1,6 @@
 // Package ocr reads text out of pixels with Tesseract, run as a process with a deadline (the PNG
-// goes in on stdin, the words come back on stdout as TSV, with their boxes). No cgo: Tesseract is a Debian package
-// (tesseract-ocr), looked up on PATH at each call.
+// goes in on stdin, the words come back on stdout as TSV, with their boxes). No cgo: Tesseract
+// is a Debian package (tesseract-ocr), looked up on PATH at each call.
 package ocr
 
 import (
@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 
 	xdraw "golang.org/x/image/draw"
 
@@ -38,6 +39,9 @@ type Options struct {
 	// (UI text is 9–12 px high; Tesseract reads best at 20–30). 0 means DefaultUpscaleMaxPixels;
 	// negative never upscales.
 	UpscaleMaxPixels int
+	// StripMinPixels: larger images (as read, after any upscale) are read in two strips at
+	// once. 0 means DefaultStripMinPixels; negative never splits.
+	StripMinPixels int
 }
 
 // DefaultUpscaleMaxPixels bounds the 2x upscale: a 1280x800 screen is still upscaled (about 0.7 s
@@ -71,7 +75,8 @@ func binary(o Options) string {
 	return "tesseract"
 }
 
-// Recognize runs tesseract on img under ctx.
+// Recognize runs tesseract on img under ctx. Boxes in the result are relative to img's top left
+// (img.Bounds().Min).
 func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) {
 	bin, err := exec.LookPath(binary(o))
 	if err != nil {
@@ -86,10 +91,6 @@ func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) 
 		img = upscale2x(img)
 		scale = 2
 	}
-	png, err := imaging.EncodePNG(img)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w: encode PNG: %v", ErrFailed, err)
-	}
 	lang := o.Language
 	if lang == "" {
 		lang = "eng"
@@ -100,7 +101,89 @@ func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) 
 	}
 	// The tsv config gives each word's box and confidence; the text is rebuilt from its words,
 	// so one run answers both.
-	cmd := exec.CommandContext(ctx, bin, "stdin", "stdout", "-l", lang, "--psm", strconv.Itoa(psm), "tsv")
+	args := []string{"stdin", "stdout", "-l", lang, "--psm", strconv.Itoa(psm), "tsv"}
+
+	parts := strips(img.Bounds(), o.StripMinPixels)
+	outs := make([]string, len(parts))
+	errs := make([]error, len(parts))
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Go(func() {
+			outs[i], errs[i] = run(sctx, bin, args, imaging.Crop(img, p.r))
+			if errs[i] != nil {
+				cancel() // the other strip's answer is no use alone
+			}
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrFailed, ctx.Err())
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) { // canceled: the other strip failed
+			return Result{}, err
+		}
+	}
+	var rows []tsvRow
+	origin := img.Bounds().Min
+	for i, p := range parts {
+		for _, row := range parseRows(outs[i]) {
+			row.box = row.box.Add(p.r.Min.Sub(origin))
+			// Each strip keeps the fields centred in its own half: one the cut runs through is
+			// whole, and centred, in the other strip's overlap.
+			if cy := origin.Y + (row.box.Min.Y+row.box.Max.Y)/2; cy < p.own0 || cy >= p.own1 {
+				continue
+			}
+			row.line = strconv.Itoa(i) + "/" + row.line
+			rows = append(rows, row)
+		}
+	}
+	res := assemble(rows, scale)
+	res.Upscaled = scale > 1
+	return res, nil
+}
+
+// DefaultStripMinPixels: images read (after any upscale) of more pixels than this are read as two
+// horizontal strips by two tesseract processes at once, which costs little when the cores are busy
+// and nearly halves a large read when one is free (docs/observation.md has the numbers).
+const DefaultStripMinPixels = 1_500_000
+
+// stripOverlap is how far (in pixels of the image read) each strip reaches past the middle:
+// words up to twice as tall lie whole in the strip that owns their centre.
+const stripOverlap = 64
+
+// strip is one part of an image to read: r, and the rows (own0 to own1) whose fields it keeps.
+type strip struct {
+	r          image.Rectangle
+	own0, own1 int
+}
+
+// strips splits b into two overlapping horizontal halves when it is large (limit: 0 means
+// DefaultStripMinPixels, negative never splits), else returns b whole. Horizontal, because text
+// runs in lines: the cut crosses one row of text, not every line.
+func strips(b image.Rectangle, limit int) []strip {
+	if limit == 0 {
+		limit = DefaultStripMinPixels
+	}
+	if limit < 0 || b.Dx()*b.Dy() <= limit || b.Dy() < 8*stripOverlap {
+		return []strip{{b, b.Min.Y, b.Max.Y}}
+	}
+	mid := b.Min.Y + b.Dy()/2
+	return []strip{
+		{image.Rect(b.Min.X, b.Min.Y, b.Max.X, mid+stripOverlap), b.Min.Y, mid},
+		{image.Rect(b.Min.X, mid-stripOverlap, b.Max.X, b.Max.Y), mid, b.Max.Y},
+	}
+}
+
+// run feeds one image to tesseract and returns its TSV.
+func run(ctx context.Context, bin string, args []string, img *image.RGBA) (string, error) {
+	png, err := imaging.EncodePNG(img)
+	if err != nil {
+		return "", fmt.Errorf("%w: encode PNG: %v", ErrFailed, err)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	// One thread: OpenMP threads make small images slower, and calls run concurrently anyway.
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = bytes.NewReader(png)
@@ -108,13 +191,11 @@ func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) 
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrFailed, ctx.Err())
+			return "", ctx.Err()
 		}
-		return Result{}, fmt.Errorf("%w: %v: %s", ErrFailed, err, lastLine(stderr.String()))
+		return "", fmt.Errorf("%w: %v: %s", ErrFailed, err, lastLine(stderr.String()))
 	}
-	res := parseTSV(out.String(), scale)
-	res.Upscaled = scale > 1
-	return res, nil
+	return out.String(), nil
 }
 
 func lastLine(s string) string {
