@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/framepool"
 	"github.com/mcec/mcec/internal/imaging"
 	"github.com/mcec/mcec/internal/ocr"
 	"github.com/mcec/mcec/internal/platform"
@@ -19,7 +21,10 @@ const ocrDeadline = 30 * time.Second
 type getTextArgs struct {
 	WindowTarget
 	Region *Region `json:"region,omitempty" jsonschema:"Rectangle to read: absolute screen pixels, or relative to the window when a window target is given. Without region and target: the whole screen."`
+	Boxes  string  `json:"boxes,omitempty" jsonschema:"words (default): lines and words with their boxes in absolute screen pixels; lines: lines only; none: the text only (smallest)."`
 }
+
+var boxesValues = []string{"words", "lines", "none"}
 
 type getTextResult struct {
 	Text      string `json:"text"`
@@ -28,6 +33,10 @@ type getTextResult struct {
 	// Region is what was read: window-relative with a window target, else absolute.
 	Region platform.Rect `json:"region"`
 	Window *WindowInfo   `json:"window,omitempty"`
+	// Lines and Words are in absolute screen pixels, whatever was read, so a click can use
+	// them as they are.
+	Lines []TextLine `json:"lines,omitempty"`
+	Words []TextWord `json:"words,omitempty"`
 }
 
 func getTextTool(env *Env) *catalog.Tool {
@@ -35,9 +44,10 @@ func getTextTool(env *Env) *catalog.Tool {
 		Name:  "get-text",
 		Title: "Read text from pixels (OCR)",
 		Description: "Recognize the text in a window (its own pixels) or a region with Tesseract OCR: text, lineCount, " +
-			"wordCount. For apps without an accessibility tree, canvases and images; prefer query/find when the " +
-			"tree has the text. A small region reads faster and better than a whole window. A blank region fails " +
-			"capture-blank; no readable text fails ocr-no-text.",
+			"wordCount, and lines and words with their boxes in absolute screen pixels (words: confidence 0-100; " +
+			"boxes: lines or none for a smaller answer). For apps without an accessibility tree, canvases and images; " +
+			"prefer query/find when the tree has the text. A small region reads faster and better than a whole window. " +
+			"A blank region fails capture-blank; no readable text fails ocr-no-text.",
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Result:      getTextResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds,
@@ -45,6 +55,13 @@ func getTextTool(env *Env) *catalog.Tool {
 			contract.CodeCaptureFailed}),
 		Warnings: []contract.Code{contract.WarnMinimizedWindow, contract.WarnRegionClamped, contract.WarnCaptureFallback},
 		Run: func(ctx context.Context, call *catalog.Call, in *getTextArgs) (*catalog.Response, error) {
+			boxes := in.Boxes
+			if boxes == "" {
+				boxes = "words"
+			}
+			if !slices.Contains(boxesValues, boxes) {
+				return nil, contract.Errorf(contract.CodeBadArguments, "boxes %q is not one of %s", in.Boxes, strings.Join(boxesValues, ", "))
+			}
 			if err := ocr.Available(ocr.Options{}); err != nil {
 				return nil, contract.Errorf(contract.CodeOCRUnavailable,
 					"OCR needs Tesseract, which is not installed on the mcec host: apt-get install tesseract-ocr (Debian/Ubuntu)")
@@ -68,20 +85,24 @@ func getTextTool(env *Env) *catalog.Tool {
 				return resp, contract.Errorf(code, "the area %+v is %s (%.2f%% one colour): there is no text to read",
 					region, what, blank.DominantFraction*100)
 			}
-			octx, cancel := context.WithTimeout(ctx, ocrDeadline)
-			defer cancel()
-			got, err := ocr.Recognize(octx, img, ocr.Options{})
-			if errors.Is(err, ocr.ErrUnavailable) {
-				return resp, contract.Errorf(contract.CodeOCRUnavailable, "OCR needs Tesseract: apt-get install tesseract-ocr")
-			}
+			got, err := recognize(ctx, img, fmt.Sprintf("%+v", region))
+			// Tesseract read a PNG copy: the frame's buffer can go back to the pool.
+			framepool.Release(src.frame)
 			if err != nil {
-				return resp, contract.Errorf(contract.CodeCaptureFailed, "OCR of %+v: %v", region, err)
+				return resp, err
 			}
 			if got.WordCount == 0 {
 				return resp, contract.Errorf(contract.CodeOCRNoText,
 					"no readable text in %+v; capture it to look, or read a tighter region", region)
 			}
 			res := getTextResult{Text: got.Text, LineCount: got.LineCount, WordCount: got.WordCount, Region: region, Window: src.window}
+			if boxes != "none" {
+				lines, words := textBoxes(got, src.screenMap())
+				res.Lines = lines
+				if boxes == "words" {
+					res.Words = words
+				}
+			}
 			resp.Result = res
 			resp.Observation = observation("get-text", res)
 			return resp, nil

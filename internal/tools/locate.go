@@ -25,13 +25,20 @@ type located struct {
 	searched int
 	// truncatedBy names the limits that cut the search walk (empty: it saw the whole tree).
 	truncatedBy []string
+	// miss, when set, is what an OCR search (screenText, an ocr: ref) saw instead.
+	miss string
 }
 
 // locate finds the element sel names, in the window target names (a ref needs no window). It
 // returns located.node == nil for a miss, and contract errors for ambiguity, bad arguments,
 // stale refs and closed windows.
 func locate(ctx context.Context, d platform.Desktop, target WindowTarget, sel *ElementSelector) (located, error) {
-	if sel.Ref != "" {
+	switch {
+	case sel.ScreenText != "":
+		return locateText(ctx, d, target, sel) // ocrtarget.go
+	case isOCRRef(sel.Ref):
+		return locateOCRRef(ctx, d, target, sel)
+	case sel.Ref != "":
 		return locateRef(ctx, d, target, sel)
 	}
 	w, err := resolveWindow(ctx, d, target)
@@ -114,6 +121,9 @@ func shallow(n *platform.Node) *platform.Node {
 
 // describeMiss says what an attempt saw, for details.
 func (l located) describeMiss(sel *ElementSelector) string {
+	if l.miss != "" {
+		return l.miss
+	}
 	if sel.Ref != "" {
 		return fmt.Sprintf("%s does not match any more", sel)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/platform"
@@ -20,7 +21,8 @@ type ElementSelector struct {
 	AutomationID string `json:"automationId,omitempty" jsonschema:"Exact automation id (AT-SPI AccessibleId; GTK3 apps rarely set it)."`
 	Text         string `json:"text,omitempty" jsonschema:"Exact text or value of the element."`
 	Ref          string `json:"ref,omitempty" jsonschema:"A ref from query or find: targets that live object directly, without searching."`
-	Index        *int   `json:"index,omitempty" jsonschema:"0-based pick among several matches, in tree order (breadth-first)."`
+	Index        *int   `json:"index,omitempty" jsonschema:"0-based pick among several matches, in tree order (breadth-first); for screenText in reading order."`
+	ScreenText   string `json:"screenText,omitempty" jsonschema:"A word or phrase read by OCR (whole words on one line, case-insensitive) in the target window, else the whole screen. For apps with no accessibility tree or a frozen one; slower (about 1 s) and less exact than tree fields. Gives an ocr: ref to click, not invoke. Combines with index only."`
 }
 
 // selectorBys are the values by accepts.
@@ -30,7 +32,7 @@ var selectorBys = []string{"name", "automationId", "className", "role"}
 func (s *ElementSelector) check() error {
 	switch {
 	case s == nil:
-		return contract.Errorf(contract.CodeBadArguments, "an element selector is required: give element {name | nameContains | role | automationId | text | ref | by+value}")
+		return contract.Errorf(contract.CodeBadArguments, "an element selector is required: give element {name | nameContains | role | automationId | text | ref | by+value | screenText}")
 	case s.By != "" && s.Value == "":
 		return contract.Errorf(contract.CodeBadArguments, "element.by %q needs element.value", s.By)
 	case s.By == "" && s.Value != "":
@@ -41,8 +43,17 @@ func (s *ElementSelector) check() error {
 	if s.By != "" && !slices.Contains(selectorBys, s.By) {
 		return contract.Errorf(contract.CodeBadArguments, "element.by %q is not one of %s", s.By, strings.Join(selectorBys, ", "))
 	}
-	if s.By == "" && s.Name == "" && s.NameContains == "" && s.Role == "" && s.AutomationID == "" && s.Text == "" && s.Ref == "" {
-		return contract.Errorf(contract.CodeBadArguments, "element selector is empty: give name, nameContains, role, automationId, text, ref or by+value")
+	treeFields := s.By != "" || s.Name != "" || s.NameContains != "" || s.Role != "" || s.AutomationID != "" || s.Text != "" || s.Ref != ""
+	if s.ScreenText != "" && treeFields {
+		// OCR reads pixels, which have no names, roles or refs to match as well.
+		return contract.Errorf(contract.CodeBadArguments, "element.screenText is read by OCR and combines with index only, not with tree fields (%s)", s)
+	}
+	if s.ScreenText != "" && strings.IndexFunc(s.ScreenText, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		// OCR's words are the fields with a letter or digit; punctuation alone is never one.
+		return contract.Errorf(contract.CodeBadArguments, "element.screenText %q has no letter or digit to look for", s.ScreenText)
+	}
+	if s.ScreenText == "" && !treeFields {
+		return contract.Errorf(contract.CodeBadArguments, "element selector is empty: give name, nameContains, role, automationId, text, ref, by+value or screenText")
 	}
 	return nil
 }
@@ -99,6 +110,7 @@ func (s *ElementSelector) String() string {
 	add("automationId", s.AutomationID)
 	add("text", s.Text)
 	add("ref", s.Ref)
+	add("screenText", s.ScreenText)
 	if s.Index != nil {
 		parts = append(parts, fmt.Sprintf("index=%d", *s.Index))
 	}
