@@ -212,6 +212,19 @@ func (h *harness) webForm(browser string) int {
 		if err := os.MkdirAll(filepath.Join(dir, "profile"), 0o700); err != nil {
 			h.t.Fatal(err)
 		}
+		// No first-run tabs: they can take the foreground from the page under test.
+		prefs := strings.Join([]string{
+			`user_pref("browser.aboutwelcome.enabled", false);`,
+			`user_pref("browser.startup.homepage_override.mstone", "ignore");`,
+			`user_pref("startup.homepage_welcome_url", "");`,
+			`user_pref("startup.homepage_welcome_url.additional", "");`,
+			`user_pref("datareporting.policy.dataSubmissionEnabled", false);`,
+			`user_pref("datareporting.policy.firstRunURL", "");`,
+			`user_pref("browser.shell.checkDefaultBrowser", false);`,
+		}, "\n")
+		if err := os.WriteFile(filepath.Join(dir, "profile", "user.js"), []byte(prefs+"\n"), 0o600); err != nil {
+			h.t.Fatal(err)
+		}
 		args = []string{"--no-remote", "--profile", filepath.Join(dir, "profile"), "file://" + page}
 	}
 	res, _, took := h.launch(map[string]any{"path": browser, "arguments": args, "timeout": 30000})

@@ -46,15 +46,12 @@ func invokeTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[invokeArgs]{
 		Name:  "invoke",
 		Title: "Act on an element",
-		Description: "Perform a semantic action on an element: invoke (click/press/activate), toggle, setvalue (text), " +
-			"setfocus, expand, collapse (menus too), select (menu items, tabs, list items, combo entries). Does not " +
-			"wait for the element. Delivered through the accessibility API, except (via auto) activations of on-screen " +
-			"buttons and menu items and elements without a usable action, which get a real click at their centre " +
-			"(the window is raised first), so a dialog they open stays answerable; result via says which. setvalue " +
-			"reads the value back and, when the toolkit ignored it, types it (click, select all, type); a value that " +
-			"still differs fails value-not-applied. Returns once the UI settled (settle, default 500 ms) with the " +
-			"observed effect; warns no-observed-effect when nothing changed. When a modal dialog opens, returns with " +
-			"modalPending:true; find and answer the dialog next.",
+		Description: "Act on an element: invoke, toggle, setvalue (text), setfocus, expand, collapse (menus too), select " +
+			"(menu items, tabs, list items, combo entries). Does not wait for the element. On-screen buttons and menu " +
+			"items, and elements without a usable action, get a real click at their centre (see via); setvalue is read " +
+			"back, typed where the toolkit ignored it, and fails value-not-applied if it still differs. Returns once " +
+			"the UI settled with the observed effect; warns no-observed-effect when nothing changed. modalPending:true: " +
+			"a modal dialog opened; answer it next.",
 		Annotations:       catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:            invokeResult{},
 		Warnings:          []contract.Code{contract.WarnNoObservedEffect},
