@@ -35,6 +35,9 @@ type Desktop interface {
 	// Element re-reads one accessible object by ref (no search): ErrElementStale when the object
 	// is gone, ErrWindowClosed when its whole application is gone.
 	Element(ctx context.Context, ref string) (Element, error)
+	// Subtree walks the tree under the object ref (the root at depth 0), within limits; errors
+	// as Element's.
+	Subtree(ctx context.Context, ref string, limits TreeLimits) (Tree, error)
 
 	// WatchTree reports changes in the accessibility of process pid (children added or removed,
 	// states, text, names, new windows): one value per burst of changes (coalesced, never queued

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -148,6 +149,7 @@ type Session struct {
 	activeTarget    any
 	calls, failures int
 	endedAt         time.Time
+	memos           []memo // tools' per-session state (query's last trees), oldest first
 }
 
 // Action is what the session remembers of one call.
@@ -232,6 +234,38 @@ func (s *Session) LastObservation() any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lastObservation
+}
+
+// maxMemos bounds a session's memos: a query memo holds a whole tree.
+const maxMemos = 8
+
+type memo struct {
+	key string
+	v   any
+}
+
+// Memo returns what SetMemo last stored under key in this session (nil when nothing is).
+func (s *Session) Memo(key string) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.memos {
+		if m.key == key {
+			return m.v
+		}
+	}
+	return nil
+}
+
+// SetMemo stores v under key for later calls of this session, dropping the oldest memo beyond
+// maxMemos.
+func (s *Session) SetMemo(key string, v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.memos = slices.DeleteFunc(s.memos, func(m memo) bool { return m.key == key })
+	s.memos = append(s.memos, memo{key, v})
+	if len(s.memos) > maxMemos {
+		s.memos = slices.Delete(s.memos, 0, len(s.memos)-maxMemos)
+	}
 }
 
 // SetTarget records the window the session last targeted.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -111,5 +112,23 @@ func TestConcurrentUse(t *testing.T) {
 	s, _ := st.Resolve("")
 	if got := s.Status(); got.Calls != 32 || got.Failures != 16 {
 		t.Fatalf("calls %d failures %d", got.Calls, got.Failures)
+	}
+}
+
+func TestMemos(t *testing.T) {
+	s := NewStore(Options{Root: t.TempDir()}).Start()
+	if s.Memo("a") != nil {
+		t.Fatal("memo before any was set")
+	}
+	for i := range maxMemos + 2 {
+		s.SetMemo(fmt.Sprint("k", i), i)
+	}
+	if s.Memo("k0") != nil || s.Memo("k1") != nil {
+		t.Error("the oldest memos were kept beyond the bound")
+	}
+	s.SetMemo("k2", "again") // replacing makes it the newest
+	s.SetMemo("k99", 99)
+	if s.Memo("k2") != "again" || s.Memo("k3") != nil {
+		t.Errorf("k2 %v, k3 %v", s.Memo("k2"), s.Memo("k3"))
 	}
 }

@@ -84,7 +84,8 @@ func TestEffects(t *testing.T) {
 
 	t.Run("an action that changes nothing warns", func(t *testing.T) {
 		var r withEffect
-		env := h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Nothing"}, "settle": 300}), &r)
+		// Through accessibility: a real click would move the focus to the button, an effect.
+		env := h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Nothing"}, "settle": 300, "via": "accessibility"}), &r)
 		if !warned(env, contract.WarnNoObservedEffect) {
 			t.Fatalf("no no-observed-effect warning; effect %+v", r.Effect)
 		}
@@ -149,7 +150,7 @@ func TestEffects(t *testing.T) {
 	t.Run("settle 0 reports at once", func(t *testing.T) {
 		var r withEffect
 		start := time.Now()
-		h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Nothing"}, "settle": 0}), &r)
+		h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Nothing"}, "settle": 0, "via": "accessibility"}), &r)
 		if r.Effect == nil || r.Effect.SettledMs > 100 {
 			t.Errorf("settle 0 waited: %+v after %v", r.Effect, time.Since(start))
 		}

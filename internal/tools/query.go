@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -24,10 +25,13 @@ const (
 
 type queryArgs struct {
 	WindowTarget
-	MaxDepth    *int `json:"maxDepth,omitempty" jsonschema:"Levels below the window's frame to return, unnamed layout containers not counted (default 6)."`
-	MaxNodes    *int `json:"maxNodes,omitempty" jsonschema:"Nodes to return at most (default 1000)."`
-	MaxChildren *int `json:"maxChildren,omitempty" jsonschema:"Children listed of any one node (default 200); a node with more says childCount."`
-	TimeBudget  *int `json:"timeBudget,omitempty" jsonschema:"Milliseconds the walk may take before it returns what it has (default 2000)."`
+	Ref         string `json:"ref,omitempty" jsonschema:"Root the tree at this element (a ref from query or find) instead of the window's frame; needs no window."`
+	Format      string `json:"format,omitempty" jsonschema:"json (default): node objects; outline: one line per node, [ref] role \"name\" = \"value\" (x,y wxh) {states}, a fraction of the tokens."`
+	Since       string `json:"since,omitempty" jsonschema:"last: only what changed since this session's previous query of the same window (or ref): added, removed, changed."`
+	MaxDepth    *int   `json:"maxDepth,omitempty" jsonschema:"Levels below the window's frame to return, unnamed layout containers not counted (default 6)."`
+	MaxNodes    *int   `json:"maxNodes,omitempty" jsonschema:"Nodes to return at most (default 1000)."`
+	MaxChildren *int   `json:"maxChildren,omitempty" jsonschema:"Children listed of any one node (default 200); a node with more says childCount."`
+	TimeBudget  *int   `json:"timeBudget,omitempty" jsonschema:"Milliseconds the walk may take before it returns what it has (default 2000)."`
 }
 
 // treeLimits checks query's limit arguments and fills in the defaults.
@@ -84,7 +88,14 @@ type queryResult struct {
 	Window    WindowInfo `json:"window"`
 	NodeCount int        `json:"nodeCount"`
 	Truncated bool       `json:"truncated"`
-	Tree      *Element   `json:"tree"`
+	// Format is "json" (Tree) or "outline" (Outline); Sent is "tree", or with since:"last"
+	// "diff" (Diff), "unchanged", or "tree" when there was nothing to compare with or most of it
+	// changed.
+	Format  string    `json:"format"`
+	Sent    string    `json:"sent"`
+	Tree    *Element  `json:"tree,omitempty"`
+	Outline string    `json:"outline,omitempty"`
+	Diff    *treeDiff `json:"diff,omitempty"`
 }
 
 // querySummary is what the session keeps of a query: enough to debug a later failure, without
@@ -102,7 +113,9 @@ func queryTool(env *Env) *catalog.Tool {
 		Description: "Return the accessibility tree of the target window's application frame: every node with ref, " +
 			"controlType, role, name, absolute bounds, state flags and children. Bounded by maxDepth (6; unnamed layout " +
 			"containers not counted), maxNodes (1000), maxChildren (200) and timeBudget (2000 ms); a clipped tree says " +
-			"truncated, cut nodes say childCount, and tree-truncated names the limit. Prefer it to capture.",
+			"truncated, cut nodes say childCount, and tree-truncated names the limit. format outline: one line per node " +
+			"(a third of the tokens); since last: only what changed since your previous query of it; ref: the subtree " +
+			"under one element. Prefer it to capture.",
 		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Result:            queryResult{},
 		ResultTypeSchemas: elementSchemas,
@@ -114,16 +127,34 @@ func queryTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			w, err := resolveWindow(ctx, env.Desktop, in.WindowTarget)
+			if in.Format != "" && in.Format != "json" && in.Format != "outline" {
+				return nil, contract.Errorf(contract.CodeBadArguments, "format %q is not json or outline", in.Format)
+			}
+			if in.Since != "" && in.Since != "last" {
+				return nil, contract.Errorf(contract.CodeBadArguments, "since %q is not last", in.Since)
+			}
+			w, tree, err := queryTree(ctx, env, in, limits)
 			if err != nil {
 				return nil, err
 			}
 			call.Session.SetTarget(windowInfo(w))
-			tree, err := env.Desktop.Tree(ctx, w, limits)
-			if err != nil {
-				return nil, platformError(err)
+			res := queryResult{Window: windowInfo(w), NodeCount: tree.NodeCount, Truncated: tree.Truncated,
+				Format: cmp.Or(in.Format, "json"), Sent: "tree"}
+			key := "query:" + cmp.Or(in.Ref, fmt.Sprint(w.Handle))
+			lines := treeLines(tree.Root)
+			if in.Since == "last" {
+				if prev, ok := call.Session.Memo(key).(map[string]string); ok {
+					res.Diff, res.Sent = diffTrees(prev, lines, tree.Root, res.Format)
+				}
 			}
-			res := queryResult{Window: windowInfo(w), NodeCount: tree.NodeCount, Truncated: tree.Truncated, Tree: element(tree.Root)}
+			call.Session.SetMemo(key, lines)
+			if res.Sent == "tree" {
+				if res.Format == "outline" {
+					res.Outline = outline(tree.Root)
+				} else {
+					res.Tree = element(tree.Root)
+				}
+			}
 			resp := &catalog.Response{Result: res,
 				Observation: observation("query", querySummary{Window: res.Window, NodeCount: res.NodeCount, Truncated: res.Truncated})}
 			if tree.Truncated {
@@ -139,4 +170,28 @@ func queryTool(env *Env) *catalog.Tool {
 			return resp, nil
 		},
 	})
+}
+
+// queryTree walks the window's frame, or the subtree under ref (in the window of its process).
+func queryTree(ctx context.Context, env *Env, in *queryArgs, limits platform.TreeLimits) (platform.Window, platform.Tree, error) {
+	if in.Ref != "" {
+		l, err := locateRef(ctx, env.Desktop, in.WindowTarget, &ElementSelector{Ref: in.Ref})
+		if err != nil {
+			return platform.Window{}, platform.Tree{}, err
+		}
+		t, err := env.Desktop.Subtree(ctx, in.Ref, limits)
+		if err != nil {
+			return l.window, t, platformError(err)
+		}
+		return l.window, t, nil
+	}
+	w, err := resolveWindow(ctx, env.Desktop, in.WindowTarget)
+	if err != nil {
+		return w, platform.Tree{}, err
+	}
+	t, err := env.Desktop.Tree(ctx, w, limits)
+	if err != nil {
+		return w, t, platformError(err)
+	}
+	return w, t, nil
 }

@@ -245,6 +245,37 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 	return platform.Element{Node: *out, PID: o.pid, Parent: parentRef(o)}, nil
 }
 
+// Subtree walks the tree under the object ref within limits, the object at depth 0. Errors as
+// Element's.
+func (c *Client) Subtree(ctx context.Context, ref string, limits platform.TreeLimits) (platform.Tree, error) {
+	limits.MaxNodes = max(limits.MaxNodes, 1)
+	limits.MaxDepth = max(limits.MaxDepth, 0)
+	bus, path, err := ParseRef(ref)
+	if err != nil {
+		return platform.Tree{}, err
+	}
+	o, err := c.inspect(ctx, objRef{bus, path}, withProps)
+	if err != nil {
+		return platform.Tree{}, err
+	}
+	b := c.knownBridge(bus)
+	w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: objRef{Bus: bus, Path: appRoot}, bridge: b, limits: limits}
+	if snap, err := c.snapshot(ctx, w.app); err == nil && snap != nil {
+		w.snap = snap
+		if b.noShowing {
+			for _, info := range snap {
+				info.states = b.normalize(info.states)
+			}
+		}
+	}
+	if b.windowCoords {
+		if w.origin, err = c.originOf(ctx, o.n.ref); err != nil {
+			return platform.Tree{}, err
+		}
+	}
+	return w.tree(ctx, o.n)
+}
+
 // parentRef is the parent's ref, "" for the application (or the registry, for an
 // application's root).
 func parentRef(o *object) string {

@@ -162,6 +162,11 @@ func (d *Desktop) Element(ctx context.Context, ref string) (platform.Element, er
 	return withA11y(ctx, d, func(a *atspi.Client) (platform.Element, error) { return a.Element(ctx, ref) })
 }
 
+// Subtree implements platform.Desktop.
+func (d *Desktop) Subtree(ctx context.Context, ref string, limits platform.TreeLimits) (platform.Tree, error) {
+	return withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Subtree(ctx, ref, limits) })
+}
+
 // WatchTree implements platform.Desktop.
 func (d *Desktop) WatchTree(ctx context.Context, pid int) (<-chan struct{}, error) {
 	return withA11y(ctx, d, func(a *atspi.Client) (<-chan struct{}, error) { return a.WatchTree(ctx, pid) })

@@ -1,0 +1,112 @@
+package tools_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcec/mcec/internal/testdesk"
+)
+
+type queryOut struct {
+	NodeCount int    `json:"nodeCount"`
+	Format    string `json:"format"`
+	Sent      string `json:"sent"`
+	Tree      *node  `json:"tree"`
+	Outline   string `json:"outline"`
+	Diff      *struct {
+		Added, Changed, Removed []string
+		ChangedNodes            []*node `json:"changedNodes"`
+	} `json:"diff"`
+}
+
+var outlineRef = regexp.MustCompile(`^\s*\[([^\]]+)\] `)
+
+// TestOutlineDiffAndSubtree: the outline shows the same nodes as the JSON tree (refs, names,
+// values), less only the wrappers the rules collapse; since:"last" sends only what changed; a
+// query by ref walks just that subtree.
+func TestOutlineDiffAndSubtree(t *testing.T) {
+	h := newHarness(t)
+	p := testdesk.Start(t, "/usr/bin/python3", "testdata/effects.py")
+	handle := testdesk.WaitWindow(t, p.PID, 20*time.Second)
+	testdesk.WaitAccessible(t, p.PID, 20*time.Second)
+	win := map[string]any{"handle": handle}
+
+	var js, ol queryOut
+	h.ok("query", win, &js)
+	h.ok("query", map[string]any{"handle": handle, "format": "outline"}, &ol)
+	if js.Format != "json" || js.Tree == nil || ol.Format != "outline" || ol.Tree != nil || ol.Outline == "" {
+		t.Fatalf("formats: json %q tree %v, outline %q tree %v", js.Format, js.Tree != nil, ol.Format, ol.Tree != nil)
+	}
+	refs := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(ol.Outline), "\n") {
+		m := outlineRef.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("outline line without a ref: %q", line)
+		}
+		refs[m[1]] = true
+	}
+	js.Tree.walk(func(n *node) {
+		collapsed := n.Name == "" && len(n.Children) == 1 && (n.Role == "filler" || n.Role == "panel")
+		if !refs[n.Ref] && !collapsed {
+			t.Errorf("%s %s %q is in the JSON tree but not in the outline", n.Ref, n.Role, n.Name)
+		}
+		if refs[n.Ref] && n.Name != "" && !strings.Contains(ol.Outline, "] "+n.Role+" \""+n.Name+"\"") {
+			t.Errorf("the outline does not show %s %q", n.Role, n.Name)
+		}
+		if n.Value != nil && *n.Value != "" && *n.Value != n.Name && !strings.Contains(ol.Outline, "= \""+*n.Value+"\"") {
+			t.Errorf("the outline does not show %s's value %q", n.Ref, *n.Value)
+		}
+	})
+	if len(ol.Outline) >= len(mustJSON(t, js.Tree))/2 {
+		t.Errorf("the outline (%d bytes) is not much smaller than the JSON tree (%d)", len(ol.Outline), len(mustJSON(t, js.Tree)))
+	}
+
+	var same queryOut
+	h.ok("query", map[string]any{"handle": handle, "format": "outline", "since": "last"}, &same)
+	if same.Sent != "unchanged" || same.Outline != "" || same.Diff != nil {
+		t.Fatalf("an unchanged window: sent %q, outline %d bytes, diff %+v", same.Sent, len(same.Outline), same.Diff)
+	}
+	h.ok("invoke", map[string]any{"handle": handle, "element": map[string]any{"name": "Count"}}, nil)
+	var diff queryOut
+	h.ok("query", map[string]any{"handle": handle, "format": "outline", "since": "last"}, &diff)
+	if diff.Sent != "diff" || diff.Diff == nil || !strings.Contains(strings.Join(diff.Diff.Changed, "\n"), `label "count: 1"`) {
+		t.Fatalf("after a label change: sent %q, diff %+v", diff.Sent, diff.Diff)
+	}
+	if len(diff.Diff.Changed) > 3 || len(diff.Diff.Added)+len(diff.Diff.Removed) > 0 {
+		t.Errorf("the diff holds more than the change: %+v", diff.Diff)
+	}
+	// The JSON format's diff carries nodes; another window's memo is its own.
+	h.ok("invoke", map[string]any{"handle": handle, "element": map[string]any{"name": "Count"}}, nil)
+	var jdiff queryOut
+	h.ok("query", map[string]any{"handle": handle, "since": "last"}, &jdiff)
+	if jdiff.Sent != "diff" || jdiff.Diff == nil || len(jdiff.Diff.ChangedNodes) == 0 || jdiff.Diff.ChangedNodes[0].Name != "count: 2" {
+		t.Fatalf("json diff: sent %q, %+v", jdiff.Sent, jdiff.Diff)
+	}
+
+	var box *node
+	js.Tree.walk(func(n *node) {
+		if box == nil && n.Role == "filler" && len(n.Children) > 3 {
+			box = n
+		}
+	})
+	if box == nil {
+		t.Fatal("no box of controls in the tree")
+	}
+	var sub queryOut
+	h.ok("query", map[string]any{"ref": box.Ref, "maxDepth": 1}, &sub)
+	if sub.Tree == nil || sub.Tree.Ref != box.Ref || len(sub.Tree.Children) != len(box.Children) || sub.NodeCount != 1+len(box.Children) {
+		t.Fatalf("subtree of %s: %+v (%d nodes), want its %d children", box.Ref, sub.Tree, sub.NodeCount, len(box.Children))
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
