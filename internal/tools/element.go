@@ -34,6 +34,8 @@ type Element struct {
 	ToggleState  string   `json:"toggleState,omitempty"`
 	IsExpanded   *bool    `json:"isExpanded,omitempty"`
 	Actions      []string `json:"actions,omitempty"`
+	// Source is "ocr" for an element found on screen by OCR (screenText), not in the tree.
+	Source string `json:"source,omitempty"`
 	// ChildCount is how many children the element has when fewer are listed (a limit cut them).
 	ChildCount int        `json:"childCount,omitempty"`
 	Children   []*Element `json:"children,omitempty"`
@@ -54,6 +56,9 @@ func element(n *platform.Node) *Element {
 		AutomationID: n.AutomationID, Description: n.Description,
 		IsEnabled: st["enabled"] || st["sensitive"], IsOffscreen: !st["showing"], IsFocused: st["focused"],
 		Value: n.Value, Actions: n.Actions, ChildCount: n.ChildCount,
+	}
+	if isOCRRef(n.Ref) {
+		e.Source = "ocr"
 	}
 	if b := n.Bounds; b != nil {
 		x, y, w, h := b.X, b.Y, b.Width, b.Height

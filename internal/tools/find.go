@@ -34,7 +34,7 @@ func findTool(env *Env) *catalog.Tool {
 		Result:            findResult{},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementStale, contract.CodeElementNotFound,
-			contract.CodeNoAccessibleTree, contract.CodeTreeNotReady, contract.CodeFrameAmbiguous, contract.CodeAppNotResponding}),
+			contract.CodeNoAccessibleTree, contract.CodeTreeNotReady, contract.CodeFrameAmbiguous, contract.CodeAppNotResponding, contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
 		Warnings: []contract.Code{contract.WarnTreeTruncated},
 		Run: func(ctx context.Context, call *catalog.Call, in *findArgs) (*catalog.Response, error) {
 			if err := in.Element.check(); err != nil {

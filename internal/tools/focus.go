@@ -79,6 +79,9 @@ func focusTool(env *Env) *catalog.Tool {
 				return nil, contract.Errorf(contract.CodeForegroundNotSet, "window %d %q is not the active window after activation", w.Handle, w.Title)
 			}
 			res := focusResult{Focused: true, Window: windowInfo(w)}
+			if isOCRRef(ref) {
+				ref = "" // a text read on screen is no accessible object: confirm focus is in the window
+			}
 			if in.At != nil {
 				if res.Element, err = confirmFocus(ctx, env, w, ref); err != nil {
 					obs.stop()

@@ -46,12 +46,11 @@ func invokeTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[invokeArgs]{
 		Name:  "invoke",
 		Title: "Act on an element",
-		Description: "Act on an element: invoke, toggle, setvalue (text), setfocus, expand, collapse (menus too), select " +
-			"(menu items, tabs, list items, combo entries). Does not wait for the element. On-screen buttons and menu " +
-			"items, and elements without a usable action, get a real click at their centre (see via); setvalue is read " +
-			"back, typed where the toolkit ignored it, and fails value-not-applied if it still differs. Returns once " +
-			"the UI settled with the observed effect; warns no-observed-effect when nothing changed. modalPending:true: " +
-			"a modal dialog opened; answer it next.",
+		Description: "Act on an element: invoke, toggle, setvalue, setfocus, expand, collapse, select (menu items, tabs, " +
+			"list items, combo entries). Does not wait for it. On-screen buttons and menu items, and elements without " +
+			"an action, get a real click (see via); setvalue is read back, typed where ignored, else value-not-applied. " +
+			"Returns the observed effect once the UI settled; warns no-observed-effect. modalPending: a modal dialog " +
+			"opened; answer it next.",
 		Annotations:       catalog.Annotations{Destructive: true, OpenWorld: true},
 		Result:            invokeResult{},
 		Warnings:          []contract.Code{contract.WarnNoObservedEffect},
@@ -92,6 +91,9 @@ func invokeTool(env *Env) *catalog.Tool {
 			}
 			if l.node == nil {
 				return nil, contract.Errorf(contract.CodeElementNotFound, "%s; invoke does not wait: use wait-for first", l.describeMiss(in.Element))
+			}
+			if err := ocrRefusal(l.node, action); err != nil {
+				return nil, err
 			}
 			if err := checkOwner(l.window.ProcessID); err != nil {
 				return nil, err

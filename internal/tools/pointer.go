@@ -182,7 +182,8 @@ func clickTool(env *Env) *catalog.Tool {
 		Result:      clickResult{},
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeElementStale,
-			contract.CodeForegroundNotSet, contract.CodeTargetElevated, contract.CodeEmergencyStopped}),
+			contract.CodeForegroundNotSet, contract.CodeTargetElevated, contract.CodeEmergencyStopped, contract.CodeBadArguments,
+			contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
 		Run: func(ctx context.Context, call *catalog.Call, in *clickArgs) (*catalog.Response, error) {
 			button, err := parseButton(in.Button)
 			if err != nil {
@@ -270,7 +271,8 @@ func dragTool(env *Env) *catalog.Tool {
 		Result:      dragResult{},
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeForegroundNotSet,
-			contract.CodeTargetElevated, contract.CodeEmergencyStopped}),
+			contract.CodeTargetElevated, contract.CodeEmergencyStopped, contract.CodeBadArguments,
+			contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
 		Run: func(ctx context.Context, call *catalog.Call, in *dragArgs) (*catalog.Response, error) {
 			button, err := parseButton(in.Button)
 			if err != nil {

@@ -41,7 +41,7 @@ func waitForTool(env *Env) *catalog.Tool {
 		Result:            waitForResult{},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeWaitConditionTimeout, contract.CodeUnknownCondition,
-			contract.CodeElementNotFound, contract.CodeAppNotResponding}),
+			contract.CodeElementNotFound, contract.CodeAppNotResponding, contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
 		Warnings: []contract.Code{contract.WarnTreeTruncated},
 		Run: func(ctx context.Context, call *catalog.Call, in *waitForArgs) (*catalog.Response, error) {
 			cond := in.Condition
