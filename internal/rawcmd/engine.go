@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,11 +125,17 @@ type job struct {
 	plan   *plan
 	origin Origin
 	ticket *Ticket
+	owner  uint64 // the Client that submitted it; 0 for Submit's shared submitters (send_command)
+	// release, set on a Client's last job, lets go of what owner still holds: queued after the
+	// client's own commands, so a controller that sends and hangs up still has them run.
+	release bool
 }
 
+// heldItem is a key or button a command left down, and who holds it.
 type heldItem struct {
 	key    string // X keysym name, or "" for a button
 	button platform.Button
+	owner  uint64
 }
 
 // Engine runs raw commands: one dispatcher goroutine, in submission order.
@@ -155,8 +162,11 @@ type Engine struct {
 
 	// Only the dispatcher goroutine touches these.
 	runCtx   context.Context // the running command's context: ends with the engine or on Drop
+	owner    uint64          // the running command's Client (0: a shared submitter)
 	held     []heldItem
 	lastLeaf time.Time
+
+	clients atomic.Uint64 // the last Client id handed out
 }
 
 // New builds an engine; Start makes it run.
@@ -215,7 +225,9 @@ func (e *Engine) Drop(why string) int {
 	abort := e.abortRun
 	e.mu.Unlock()
 	for _, j := range rest {
-		j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped before it ran: %s", clip(j.plan.line, 80), why)
+		if !j.release { // a client's release needs no queue: Drop releases everything
+			j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped before it ran: %s", clip(j.plan.line, 80), why)
+		}
 		close(j.ticket.done)
 	}
 	if abort != nil {
@@ -302,6 +314,10 @@ func (e *Engine) drop(line, why string) error {
 // command-disabled, bad-arguments (syntax), command-dropped (tree over MaxTree, queue full,
 // shutting down).
 func (e *Engine) Submit(line string, origin Origin) (*Ticket, error) {
+	return e.submit(line, origin, 0)
+}
+
+func (e *Engine) submit(line string, origin Origin, owner uint64) (*Ticket, error) {
 	p, err := e.prepare(line, origin)
 	if origin == OriginLine && e.opts.Audit != nil && (p == nil || len(p.steps) != 1 || p.steps[0].entry.Kind != EntryTool) {
 		e.opts.Audit(line, err)
@@ -326,7 +342,7 @@ func (e *Engine) Submit(line string, origin Origin) (*Ticket, error) {
 	for _, s := range p.steps {
 		t.Replies = t.Replies || s.entry.Kind == EntryTool || s.entry.Kind == EntryMeta
 	}
-	e.pending = append(e.pending, &job{plan: p, origin: origin, ticket: t})
+	e.pending = append(e.pending, &job{plan: p, origin: origin, ticket: t, owner: owner})
 	t.Pending = len(e.pending)
 	e.stats.Accepted++
 	e.stats.HighWater = max(e.stats.HighWater, len(e.pending))
@@ -390,7 +406,13 @@ func (e *Engine) dispatch() {
 			}
 			continue
 		}
+		if j.release {
+			e.releaseOwner(j.owner)
+			close(j.ticket.done)
+			continue
+		}
 		runCtx, abort := context.WithCancel(e.ctx)
+		e.owner = j.owner
 		e.mu.Lock()
 		e.runCtx, e.abortRun = runCtx, abort
 		e.mu.Unlock()
@@ -419,7 +441,9 @@ func (e *Engine) shutdown() {
 	e.pending = nil
 	e.mu.Unlock()
 	for _, j := range rest {
-		j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped: the server is shutting down", clip(j.plan.line, 80))
+		if !j.release {
+			j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped: the server is shutting down", clip(j.plan.line, 80))
+		}
 		close(j.ticket.done)
 	}
 	e.releaseHeld("shutting down")
@@ -515,7 +539,7 @@ func (e *Engine) input(ctx context.Context, s *step) error {
 			if err := in.Press(ctx, k); err != nil {
 				return err
 			}
-			e.held = append(e.held, heldItem{key: k})
+			e.held = append(e.held, heldItem{key: k, owner: e.owner})
 		}
 		return nil
 	case KindShiftUp:
@@ -531,9 +555,10 @@ func (e *Engine) input(ctx context.Context, s *step) error {
 	return in.Chord(ctx, s.keys...) // key:, named keys and chords, keysym names
 }
 
+// forget drops the newest record of a key or button that was let go, whoever held it: it is up.
 func (e *Engine) forget(h heldItem) {
 	for i := len(e.held) - 1; i >= 0; i-- {
-		if e.held[i] == h {
+		if e.held[i].key == h.key && e.held[i].button == h.button {
 			e.held = append(e.held[:i], e.held[i+1:]...)
 			return
 		}
@@ -564,7 +589,7 @@ func (e *Engine) mouse(ctx context.Context, in platform.Input, m Mouse) error {
 		if err := in.ButtonDown(ctx, p, m.Button); err != nil {
 			return err
 		}
-		e.held = append(e.held, heldItem{button: m.Button})
+		e.held = append(e.held, heldItem{button: m.Button, owner: e.owner})
 		return nil
 	case MouseUp:
 		e.forget(heldItem{button: m.Button})
@@ -584,8 +609,33 @@ func (e *Engine) mouse(ctx context.Context, in platform.Input, m Mouse) error {
 // releaseHeld lets go of every key and button the engine's commands left down, newest first, on
 // a fresh context: whatever ended the command may also have ended its context.
 func (e *Engine) releaseHeld(why string) {
-	if len(e.held) == 0 || e.opts.Desktop == nil {
-		e.held = nil
+	all := e.held
+	e.held = nil
+	e.release(all, why)
+}
+
+// releaseOwner lets go of what one Client's commands left down. A key or button another
+// submitter also holds stays down (its record goes with this client): releasing it would undo
+// that submitter's shiftdown:.
+func (e *Engine) releaseOwner(owner uint64) {
+	var mine, rest []heldItem
+	for _, h := range e.held {
+		if h.owner == owner {
+			mine = append(mine, h)
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	e.held = rest
+	mine = slices.DeleteFunc(mine, func(h heldItem) bool {
+		return slices.ContainsFunc(rest, func(o heldItem) bool { return o.key == h.key && o.button == h.button })
+	})
+	e.release(mine, "its client disconnected")
+}
+
+// release lets go of items, newest first, on a fresh context.
+func (e *Engine) release(items []heldItem, why string) {
+	if len(items) == 0 || e.opts.Desktop == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseLimit)
@@ -595,8 +645,8 @@ func (e *Engine) releaseHeld(why string) {
 	}
 	in := e.opts.Desktop.Input()
 	var names []string
-	for i := len(e.held) - 1; i >= 0; i-- {
-		h := e.held[i]
+	for i := len(items) - 1; i >= 0; i-- {
+		h := items[i]
 		var err error
 		if h.key != "" {
 			names = append(names, h.key)
@@ -612,8 +662,45 @@ func (e *Engine) releaseHeld(why string) {
 			e.log.Warn("releasing held input", "what", names[len(names)-1], "err", err)
 		}
 	}
-	e.held = nil
 	e.log.Info("released held input", "reason", why, "released", names)
+}
+
+// Client is one submitter whose held keys and buttons are its own (the line server makes one
+// per connection): Close releases what its commands left down, so a controller that hangs up
+// after shiftdown:ctrl or mouse:lbd cannot turn a later click into a Ctrl+click or a drag.
+type Client struct {
+	e      *Engine
+	id     uint64
+	origin Origin
+	once   sync.Once
+}
+
+// NewClient returns a submitter of its own.
+func (e *Engine) NewClient(origin Origin) *Client {
+	return &Client{e: e, id: e.clients.Add(1), origin: origin}
+}
+
+// Submit is Engine.Submit on the client's behalf.
+func (c *Client) Submit(line string) (*Ticket, error) { return c.e.submit(line, c.origin, c.id) }
+
+// Close queues the release of what the client holds behind its own commands (they still run:
+// controllers send and hang up). It never blocks, ignores the queue bound and is idempotent; after
+// the engine closed, shutdown has released everything anyway.
+func (c *Client) Close() {
+	c.once.Do(func() {
+		e := c.e
+		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			return
+		}
+		e.pending = append(e.pending, &job{owner: c.id, release: true, ticket: &Ticket{done: make(chan struct{})}})
+		e.mu.Unlock()
+		select {
+		case e.wake <- struct{}{}:
+		default:
+		}
+	})
 }
 
 func (e *Engine) meta(s *step, res *Result) (string, error) {

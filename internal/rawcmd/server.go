@@ -121,6 +121,10 @@ func (s *Server) Close() error {
 // fire-and-forget, as home-automation controllers expect, and their failures are logged.
 func (s *Server) handle(c net.Conn) {
 	defer c.Close()
+	// What this connection holds (shiftdown:, mouse:lbd) is released however it ends: a
+	// controller that vanished must not leave a later agent click a Ctrl+click.
+	client := s.eng.NewClient(OriginLine)
+	defer client.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	log := s.log.With("client", c.RemoteAddr().String())
@@ -145,7 +149,7 @@ func (s *Server) handle(c net.Conn) {
 					"line longer than %d characters; discarded up to the next line end", MaxLine)))
 				continue
 			}
-			if !s.run(ctx, log, write, ev.line) {
+			if !s.run(ctx, log, client, write, ev.line) {
 				return
 			}
 		}
@@ -157,8 +161,8 @@ func (s *Server) handle(c net.Conn) {
 
 // run submits one line and answers it when it has an answer. It returns false when the
 // connection should end (write failure or mcec:exit).
-func (s *Server) run(ctx context.Context, log *slog.Logger, write func([]byte) error, line string) bool {
-	t, err := s.eng.Submit(line, OriginLine)
+func (s *Server) run(ctx context.Context, log *slog.Logger, client *Client, write func([]byte) error, line string) bool {
+	t, err := client.Submit(line)
 	name := commandName(line)
 	if err != nil {
 		log.Info("line command refused", "command", clip(line, 80), "err", err)
