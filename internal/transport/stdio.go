@@ -174,12 +174,20 @@ func (c *stdioConn) decode(line []byte) jsonrpc.Message {
 		c.replyError(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
 		return nil
 	}
+	var probe struct {
+		ID     any             `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	isObject := json.Unmarshal(line, &probe) == nil
 	msg, err := jsonrpc.DecodeMessage(line)
+	if err == nil && isObject && probe.Method == nil && probe.Result == nil && probe.Error == nil {
+		// Neither a request nor a response: the decoder reads it as a response to nothing, which
+		// the SDK drops silently, and the client would wait for ever.
+		err = errors.New("a request needs a method (a response needs a result or an error)")
+	}
 	if err != nil {
-		var probe struct {
-			ID any `json:"id"`
-		}
-		_ = json.Unmarshal(line, &probe)
 		c.replyError(probe.ID, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 		return nil
 	}

@@ -217,6 +217,8 @@ func TestStdioProtocolFaults(t *testing.T) {
 	}{
 		{"malformed JSON", `{"jsonrpc":"2.0","id":7,"method":`, -32700, nil},
 		{"not a request", `{"hello":"world","id":8}`, -32600, float64(8)},
+		{"no method", `{"jsonrpc":"2.0","id":10}`, -32600, float64(10)},
+		{"params without method", `{"jsonrpc":"2.0","id":"p","params":{}}`, -32600, "p"},
 		{"unknown method", `{"jsonrpc":"2.0","id":9,"method":"no/such"}`, -32601, float64(9)},
 		{"unknown tool", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, -32602, float64(10)},
 	}
