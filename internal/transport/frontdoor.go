@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcec/mcec/internal/catalog"
 )
@@ -37,6 +38,27 @@ func documentedPath(p string) bool {
 	return p == mcpPath || (ok && catalog.ValidName(name))
 }
 
+// maxLoggedField bounds each request field a refusal logs: a 900 KB path must not make a 900 KB
+// log line.
+const maxLoggedField = 200
+
+// clip shortens s to maxLoggedField bytes (on a rune boundary), saying how long it was.
+func clip(s string) string {
+	if len(s) <= maxLoggedField {
+		return s
+	}
+	cut := maxLoggedField
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…[%d bytes]", s[:cut], len(s))
+}
+
+// methodAllowed: POST everywhere; DELETE on /mcp, which ends an MCP session (streamable HTTP).
+func methodAllowed(method, path string) bool {
+	return method == http.MethodPost || (method == http.MethodDelete && path == mcpPath)
+}
+
 // Wrap guards next.
 func (f FrontDoor) Wrap(next http.Handler) http.Handler {
 	log := f.Log
@@ -45,8 +67,8 @@ func (f FrontDoor) Wrap(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		refuse := func(status int, reason string) {
-			log.Warn("AGENT-AUDIT refused", "transport", "http", "status", status, "reason", reason, "method", r.Method,
-				"path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
+			log.Warn("AGENT-AUDIT refused", "transport", "http", "status", status, "reason", reason, "method", clip(r.Method),
+				"path", clip(r.URL.Path), "host", clip(r.Host), "origin", clip(strings.Join(r.Header.Values("Origin"), ", ")), "remote", r.RemoteAddr)
 			if status == http.StatusUnauthorized {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="mcec"`)
 			}
@@ -55,11 +77,15 @@ func (f FrontDoor) Wrap(next http.Handler) http.Handler {
 		switch {
 		case !documentedPath(r.URL.Path):
 			refuse(http.StatusNotFound, "no such path; use POST /mcp or POST /v1/tools/{tool}")
-		case r.Method != http.MethodPost:
-			w.Header().Set("Allow", http.MethodPost)
-			refuse(http.StatusMethodNotAllowed, "only POST is allowed")
-		case !f.hostAllowed(r.Host):
-			refuse(http.StatusForbidden, "Host must name this server by a loopback address and its port")
+		case !methodAllowed(r.Method, r.URL.Path):
+			allow := http.MethodPost
+			if r.URL.Path == mcpPath {
+				allow += ", " + http.MethodDelete
+			}
+			w.Header().Set("Allow", allow)
+			refuse(http.StatusMethodNotAllowed, "only POST is allowed (and DELETE on /mcp, to end a session)")
+		case !f.hostAllowed(r.Host, localAddr(r)):
+			refuse(http.StatusForbidden, "Host must name this server by an address it listens on (a loopback address or localhost when bound to loopback) and its port")
 		case !originAllowed(r.Header.Values("Origin")):
 			refuse(http.StatusForbidden, "cross-origin requests are refused")
 		case f.Token != "" && !tokenMatches(r.Header.Get("Authorization"), f.Token):
@@ -74,8 +100,26 @@ func (f FrontDoor) Wrap(next http.Handler) http.Handler {
 	})
 }
 
-// hostAllowed accepts a loopback authority (or the non-loopback bind address) with our port.
-func (f FrontDoor) hostAllowed(host string) bool {
+// localAddr is the address the request's connection arrived at, when known.
+func localAddr(r *http.Request) netip.Addr {
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || a == nil {
+		return netip.Addr{}
+	}
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// hostAllowed accepts, with our port, an address the server is reachable at: loopback (and
+// localhost) always; the bound address when it is a specific non-loopback one; when bound to
+// every interface (0.0.0.0, ::), the address the connection arrived at or any address of this
+// machine's interfaces. The unspecified address itself is never one: nothing is reachable at
+// 0.0.0.0, so a Host naming it comes from a page or a client that should not be trusted with
+// the name.
+func (f FrontDoor) hostAllowed(host string, local netip.Addr) bool {
 	h, port, err := net.SplitHostPort(host)
 	if err != nil || port != strconv.Itoa(f.Port) {
 		return false
@@ -87,7 +131,36 @@ func (f FrontDoor) hostAllowed(host string) bool {
 	if err != nil {
 		return false
 	}
-	return addr.IsLoopback() || (f.Bind.IsValid() && !f.Bind.IsLoopback() && addr == f.Bind)
+	switch {
+	case addr.IsLoopback():
+		return true
+	case !f.Bind.IsValid() || f.Bind.IsLoopback() || addr.IsUnspecified() || addr.IsMulticast():
+		return false
+	case !f.Bind.IsUnspecified():
+		return addr == f.Bind
+	case addr == local:
+		return true
+	default:
+		return isInterfaceAddr(addr)
+	}
+}
+
+// isInterfaceAddr reports whether addr is assigned to one of this machine's interfaces. Asked
+// afresh each time (only for a Host that is neither loopback nor the connection's own address):
+// interfaces come and go.
+func isInterfaceAddr(addr netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if p, ok := a.(*net.IPNet); ok {
+			if ia, ok := netip.AddrFromSlice(p.IP); ok && ia.Unmap() == addr {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // originAllowed accepts no Origin (non-browser clients) or a loopback http(s) origin. "null"

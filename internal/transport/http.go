@@ -2,13 +2,14 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,43 +22,120 @@ const (
 	MaxHTTPInFlight  = 16
 	facadePathPrefix = "/v1/tools/"
 	mcpPath          = "/mcp"
+	// maxHeaderBytes bounds a request's line and headers (net/http's default is 1 MiB): no
+	// legitimate client sends more than a token and a few short headers.
+	maxHeaderBytes = 64 << 10
 )
 
-// NewHTTPHandler serves MCP streamable HTTP at POST /mcp and the façade at POST
-// /v1/tools/{tool}, behind the front door. The façade's body is the tool's arguments object; its
-// response body is the envelope itself, HTTP 200 whatever ok says. Non-200 is only for transport
-// and auth faults: bad JSON 400, wrong token 401, refused Host or Origin 403, unknown path or tool
-// 404, not POST 405, body over 1 MiB 413, more than 16 requests in flight 503.
+// HTTPLimits bound what one client can hold on the HTTP listener (docs/safety.md). Zero fields
+// take the defaults below; tests shorten them.
+type HTTPLimits struct {
+	// ReadHeaderTimeout bounds reading a request's line and headers (default 10 s).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included (default 30 s). A request holds
+	// no slot while it is read.
+	ReadTimeout time.Duration
+	// IdleTimeout closes keep-alive connections that carry no request for this long (default 2 min).
+	IdleTimeout time.Duration
+	// SlotWait is how long a complete request waits for one of the MaxHTTPInFlight slots before
+	// it is refused 503 (default 2 s): a client that sends its next call the moment the previous
+	// answer arrives must not see 503 because another's slot is freed a moment later.
+	SlotWait time.Duration
+	// SessionIdleTimeout ends MCP sessions that receive no request for this long (default 30 min).
+	SessionIdleTimeout time.Duration
+	// MaxSessions caps the MCP sessions open at once (default 64); an initialize beyond it is
+	// refused 503 until one ends (DELETE /mcp, or its idle timeout).
+	MaxSessions int
+}
+
+// Defaults of HTTPLimits.
+const (
+	DefaultReadHeaderTimeout  = 10 * time.Second
+	DefaultReadTimeout        = 30 * time.Second
+	DefaultIdleTimeout        = 2 * time.Minute
+	DefaultSlotWait           = 2 * time.Second
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	DefaultMaxSessions        = 64
+)
+
+func (l HTTPLimits) withDefaults() HTTPLimits {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&l.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	def(&l.ReadTimeout, DefaultReadTimeout)
+	def(&l.IdleTimeout, DefaultIdleTimeout)
+	def(&l.SlotWait, DefaultSlotWait)
+	def(&l.SessionIdleTimeout, DefaultSessionIdleTimeout)
+	if l.MaxSessions <= 0 {
+		l.MaxSessions = DefaultMaxSessions
+	}
+	return l
+}
+
+// HTTPOptions configure NewHTTPServer.
+type HTTPOptions struct {
+	Door   FrontDoor
+	Limits HTTPLimits
+	Log    *slog.Logger
+}
+
+// NewHTTPServer is the HTTP listener's server: the handler of NewHTTPHandler with the read,
+// header and idle timeouts set, and every MCP session closed when the server shuts down. The
+// caller sets BaseContext and serves it.
+func NewHTTPServer(d *dispatch.Dispatcher, newServer func() *mcp.Server, opts HTTPOptions) *http.Server {
+	lim := opts.Limits.withDefaults()
+	h := newHTTPHandler(d, newServer, opts.Door, lim, opts.Log)
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		ReadTimeout:       lim.ReadTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		// No WriteTimeout: a call may legitimately run for minutes (send_command waits 30 s,
+		// wait-for as long as asked), and its answer is written at the end.
+	}
+	srv.RegisterOnShutdown(h.sessions.closeAll)
+	return srv
+}
+
+// NewHTTPHandler serves MCP streamable HTTP at /mcp (POST; DELETE ends a session) and the façade
+// at POST /v1/tools/{tool}, behind the front door, with the default limits. The façade's body is
+// the tool's arguments object; its response body is the envelope itself, HTTP 200 whatever ok
+// says. Non-200 is only for transport and auth faults: bad JSON 400, wrong token 401, refused
+// Host or Origin 403, unknown path or tool 404, a method other than POST (DELETE on /mcp) 405,
+// body over 1 MiB 413, no request slot free within SlotWait or too many MCP sessions 503.
 //
 // newServer builds the MCP server a new MCP session (an initialize) gets, so that what
 // initialize tells the agent (the command access granted so far) is current for each session;
 // requests of existing sessions never build one.
 func NewHTTPHandler(d *dispatch.Dispatcher, newServer func() *mcp.Server, door FrontDoor, log *slog.Logger) http.Handler {
+	return newHTTPHandler(d, newServer, door, HTTPLimits{}.withDefaults(), log)
+}
+
+type httpHandler struct {
+	http.Handler
+	sessions *sessionCap
+}
+
+func newHTTPHandler(d *dispatch.Dispatcher, newServer func() *mcp.Server, door FrontDoor, lim HTTPLimits, log *slog.Logger) *httpHandler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var (
-		once   sync.Once
-		shared *mcp.Server
-	)
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		if r.Header.Get("Mcp-Session-Id") == "" {
-			return newServer()
-		}
-		// The SDK asks for a server on every request (for its protocol versions) even when it
-		// then routes the request to an existing session: any one does.
-		once.Do(func() { shared = newServer() })
-		return shared
-	}, &mcp.StreamableHTTPOptions{Logger: log, MaxRequestBodyBytes: MaxBodyBytes})
+	sessions := newSessionCap(lim.MaxSessions)
+	sdk := mcp.NewStreamableHTTPHandler(sessions.getServer(newServer), &mcp.StreamableHTTPOptions{
+		Logger: log, MaxRequestBodyBytes: MaxBodyBytes, SessionTimeout: lim.SessionIdleTimeout})
 	mux := http.NewServeMux()
-	mux.Handle(mcpPath, mcpHandler)
+	mux.Handle(mcpPath, sessions.wrap(sdk, lim))
 	mux.HandleFunc(facadePathPrefix+"{tool}", func(w http.ResponseWriter, r *http.Request) {
 		serveFacade(w, r, d)
 	})
 	if door.Log == nil {
 		door.Log = log
 	}
-	return door.Wrap(limitInFlight(mux, MaxHTTPInFlight))
+	return &httpHandler{Handler: door.Wrap(limitInFlight(mux, MaxHTTPInFlight, lim.SlotWait)), sessions: sessions}
 }
 
 func serveFacade(w http.ResponseWriter, r *http.Request, d *dispatch.Dispatcher) {
@@ -66,13 +144,8 @@ func serveFacade(w http.ResponseWriter, r *http.Request, d *dispatch.Dispatcher)
 		httpError(w, http.StatusNotFound, "unknown tool "+strings.TrimSpace(name))
 		return
 	}
-	body, err := io.ReadAll(r.Body) // bounded by the front door
+	body, err := io.ReadAll(r.Body) // read whole, and bounded, by limitInFlight
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			httpError(w, http.StatusRequestEntityTooLarge, "body exceeds 1 MiB")
-			return
-		}
 		httpError(w, http.StatusBadRequest, "read body: "+err.Error())
 		return
 	}
@@ -106,16 +179,46 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }
 
-// limitInFlight answers 503 at once when max requests are already being served.
-func limitInFlight(next http.Handler, max int) http.Handler {
+// limitInFlight serves at most max requests at once. A request takes a slot only once its whole
+// body has been read (bounded by the front door's 1 MiB and the server's ReadTimeout), so
+// clients that stall mid-body hold a connection, never a slot; a complete request waits up to
+// wait for a slot, then gets 503.
+func limitInFlight(next http.Handler, max int, wait time.Duration) http.Handler {
 	slots := make(chan struct{}, max)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				httpError(w, http.StatusRequestEntityTooLarge, "body exceeds 1 MiB")
+				return
+			}
+			httpError(w, http.StatusBadRequest, "read body: "+err.Error())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		select {
 		case slots <- struct{}{}:
-			defer func() { <-slots }()
-			next.ServeHTTP(w, r)
 		default:
-			httpError(w, http.StatusServiceUnavailable, "too many requests in flight")
+			if !waitSlot(r.Context(), slots, wait) {
+				httpError(w, http.StatusServiceUnavailable, "too many requests in flight (16); retry shortly")
+				return
+			}
 		}
+		defer func() { <-slots }()
+		next.ServeHTTP(w, r)
 	})
+}
+
+func waitSlot(ctx context.Context, slots chan struct{}, wait time.Duration) bool {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }

@@ -309,7 +309,8 @@ func TestFacadeInFlightLimit(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, MaxHTTPInFlight)
 	d := testDispatcherWith(t, release, entered)
-	srv := serveHTTP(t, d, "")
+	srv := serveHTTPLimits(t, d, func() *mcp.Server { return NewMCPServer(d, ServerInfo{Name: "mcec"}) },
+		HTTPOptions{Door: FrontDoor{Bind: netip.MustParseAddr("127.0.0.1")}, Limits: HTTPLimits{SlotWait: 200 * time.Millisecond}})
 	// Release the blocked handlers before the server's cleanup waits for them, whatever happens.
 	var once sync.Once
 	unblock := func() { once.Do(func() { close(release) }) }
@@ -325,7 +326,7 @@ func TestFacadeInFlightLimit(t *testing.T) {
 			}
 		})
 	}
-	// Once all 16 are inside the tool, the 17th is refused at once.
+	// Once all 16 are inside the tool, the 17th is refused once its wait for a slot is over.
 	for range MaxHTTPInFlight {
 		select {
 		case <-entered:
@@ -364,12 +365,26 @@ func serveHTTP(t *testing.T, d *dispatch.Dispatcher, token string) *httptest.Ser
 // serveHTTPWith is serveHTTP with the MCP servers newServer builds.
 func serveHTTPWith(t *testing.T, d *dispatch.Dispatcher, token string, newServer func() *mcp.Server) *httptest.Server {
 	t.Helper()
+	return serveHTTPLimits(t, d, newServer, HTTPOptions{Door: FrontDoor{Bind: netip.MustParseAddr("127.0.0.1"), Token: token}})
+}
+
+// serveHTTPLimits serves NewHTTPServer (its timeouts and session cap) on a loopback listener;
+// opts.Door.Port is filled in.
+func serveHTTPLimits(t *testing.T, d *dispatch.Dispatcher, newServer func() *mcp.Server, opts HTTPOptions, wrap ...func(http.Handler) http.Handler) *httptest.Server {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	door := FrontDoor{Port: port, Bind: netip.MustParseAddr("127.0.0.1"), Token: token}
-	srv.Config.Handler = NewHTTPHandler(d, newServer, door, nil)
+	opts.Door.Port = srv.Listener.Addr().(*net.TCPAddr).Port
+	srv.Config = NewHTTPServer(d, newServer, opts)
+	for _, w := range wrap {
+		srv.Config.Handler = w(srv.Config.Handler)
+	}
 	srv.Start()
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Config.Shutdown(ctx) // ends the MCP sessions
+		srv.Close()
+	})
 	return srv
 }
 
@@ -398,7 +413,9 @@ func TestFrontDoor(t *testing.T) {
 		{"foreign origin", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) { good(r); r.Header.Set("Origin", "https://evil.example") }, 403},
 		{"loopback origin", "POST", "/v1/tools/echo", strings.NewReader(`{}`), func(r *http.Request) { good(r); r.Header.Set("Origin", "http://localhost:3000") }, 200},
 		{"GET on mcp", "GET", "/mcp", nil, good, 405},
-		{"DELETE on mcp", "DELETE", "/mcp", nil, good, 405},
+		// DELETE ends an MCP session; without a session id the SDK answers 400.
+		{"DELETE on mcp", "DELETE", "/mcp", nil, good, 400},
+		{"DELETE on facade", "DELETE", "/v1/tools/echo", nil, good, 405},
 		{"unknown path", "POST", "/admin", strings.NewReader(`{}`), good, 404},
 		{"declared too large", "POST", "/v1/tools/echo", strings.NewReader(strings.Repeat(" ", 2<<20)), good, 413},
 		// A chunked body has no length up front; the bounded read still refuses it.
