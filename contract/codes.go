@@ -49,6 +49,11 @@ const (
 	CodeWindowsNoCriteria    Code = "windows-no-criteria"
 	CodeClipboardTextMissing Code = "clipboard-text-missing"
 	CodeUnknownCommand       Code = "unknown-command"
+	// CodePathNotAllowed: a file argument (capture, record) names a place outside the session's
+	// artifact directory, or one of the session's own evidence files.
+	CodePathNotAllowed Code = "path-not-allowed"
+	// CodeFileExists: a file argument names an existing file and overwrite is not true.
+	CodeFileExists Code = "file-exists"
 
 	// capture-blank
 	CodeFrameAllBlack    Code = "frame-all-black"
@@ -151,6 +156,8 @@ var codeCategory = map[Code]Category{
 	CodeWindowsNoCriteria:    InvalidArgument,
 	CodeClipboardTextMissing: InvalidArgument,
 	CodeUnknownCommand:       InvalidArgument,
+	CodePathNotAllowed:       InvalidArgument,
+	CodeFileExists:           InvalidArgument,
 
 	CodeFrameAllBlack:    CaptureBlank,
 	CodeFrameMostlyBlank: CaptureBlank,

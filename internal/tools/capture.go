@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/mcec/mcec/contract"
-	"github.com/mcec/mcec/internal/atomicfile"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/framepool"
 	"github.com/mcec/mcec/internal/imaging"
@@ -50,7 +49,8 @@ type captureArgs struct {
 	Scale       *float64 `json:"scale,omitempty" jsonschema:"Downscale factor in (0,1]."`
 	ReturnImage *bool    `json:"returnImage,omitempty" jsonschema:"Return the PNG inline (default true). false is the same as pathOnly."`
 	PathOnly    bool     `json:"pathOnly,omitempty" jsonschema:"Return metadata and the artifact path only: no base64, no image block."`
-	File        string   `json:"file,omitempty" jsonschema:"Also write the PNG to this path."`
+	File        string   `json:"file,omitempty" jsonschema:"Also write the PNG under this name in the session's artifact directory (a path elsewhere fails path-not-allowed)."`
+	Overwrite   bool     `json:"overwrite,omitempty" jsonschema:"Replace file if it exists (otherwise file-exists)."`
 	// RestoreMinimized is a pointer so that absent means true.
 	RestoreMinimized *bool `json:"restoreMinimized,omitempty" jsonschema:"A minimized window is restored to be captured (warning minimized-window). true (default) leaves it restored; false minimizes it again after the capture, so the capture has no lasting side effect."`
 }
@@ -97,7 +97,8 @@ func captureTool(env *Env) *catalog.Tool {
 		Annotations: catalog.Annotations{ReadOnly: true, OpenWorld: true},
 		Result:      captureResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeFrameAllBlack, contract.CodeFrameMostlyBlank,
-			contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed}),
+			contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed, contract.CodePathNotAllowed,
+			contract.CodeFileExists}),
 		Warnings: []contract.Code{contract.WarnMinimizedWindow, contract.WarnRegionClamped, contract.WarnCaptureFallback,
 			contract.WarnCaptureBlank},
 		Run: func(ctx context.Context, call *catalog.Call, in *captureArgs) (*catalog.Response, error) {
@@ -116,6 +117,15 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 			return nil, contract.Errorf(contract.CodeBadArguments, "scale must be in (0,1], got %v", *in.Scale)
 		}
 		scale = *in.Scale
+	}
+	var file string
+	if in.File != "" {
+		// Checked before anything is grabbed: a refused path costs nothing.
+		f, err := outFile(call, in.File, in.Overwrite)
+		if err != nil {
+			return nil, err
+		}
+		file = f
 	}
 	resp := &catalog.Response{}
 	src, err := newPixelSource(ctx, env, call, in.WindowTarget, in.Region, resp)
@@ -168,9 +178,9 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 	if inline {
 		res.Base64 = base64.StdEncoding.EncodeToString(png)
 	}
-	if in.File != "" {
-		res.File = in.File
-		if err := atomicfile.WriteFile(in.File, png, 0o644); err != nil {
+	if file != "" {
+		res.File = file
+		if err := writeOutFile(file, png, in.Overwrite); err != nil {
 			res.FileError = err.Error()
 		}
 	}

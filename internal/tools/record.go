@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"image"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +24,8 @@ type recordArgs struct {
 	FPS        int     `json:"fps,omitempty" jsonschema:"Frames per second (default 5, at most 30)."`
 	DurationMs int     `json:"durationMs,omitempty" jsonschema:"oneshot: how long to record (default 3000). start: stop by itself after this long. At most 60000."`
 	MaxWidth   int     `json:"maxWidth,omitempty" jsonschema:"Downscale frames to at most this width (default and at most 1280)."`
-	File       string  `json:"file,omitempty" jsonschema:"Write the GIF here instead of the session's artifact directory."`
+	File       string  `json:"file,omitempty" jsonschema:"Name the GIF: a file in the session's artifact directory (a path elsewhere fails path-not-allowed)."`
+	Overwrite  bool    `json:"overwrite,omitempty" jsonschema:"Replace file if it exists (otherwise file-exists)."`
 }
 
 // recordTarget says what is being recorded.
@@ -65,12 +64,13 @@ func recordTool(env *Env) *catalog.Tool {
 			"durationMs (3000) and returns the file; start returns at once and stop returns the file. fps 5 by " +
 			"default; clamped to 30 fps, 60 s, 600 frames and 1280 px wide (warning limits-clamped). One recording " +
 			"at a time per server. A recording that stopped at a limit is returned by the next stop. The GIF is " +
-			"written to the session's artifact directory unless file is given; no image bytes are returned.",
+			"written to the session's artifact directory (file names it there); no image bytes are returned.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true}, // start takes the one slot and discards an unfetched recording
 		Result:      recordResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeRecordingInProgress,
 			contract.CodeNoRecording, contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed,
-			contract.CodeRecordNoFrames, contract.CodeRecordWriteFailed, contract.CodeEmergencyStopped}),
+			contract.CodeRecordNoFrames, contract.CodeRecordWriteFailed, contract.CodeEmergencyStopped, contract.CodePathNotAllowed,
+			contract.CodeFileExists}),
 		Warnings: []contract.Code{contract.WarnLimitsClamped, contract.WarnUnfetchedRecordingDiscarded, contract.WarnRegionClamped,
 			contract.WarnMinimizedWindow, contract.WarnCaptureFallback},
 		Run: func(ctx context.Context, call *catalog.Call, in *recordArgs) (*catalog.Response, error) {
@@ -117,7 +117,7 @@ func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recor
 	if err != nil {
 		return resp, err
 	}
-	if o.Path, err = recordPath(call, in.File); err != nil {
+	if o.Path, err = recordPath(call, in.File, in.Overwrite); err != nil {
 		return resp, err
 	}
 	target := recordTarget{Window: src.window, Region: src.region}
@@ -172,14 +172,11 @@ func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recor
 	return recordResponse(res, resp)
 }
 
-// recordPath is where the GIF goes: file as given (its directory must exist), or a fresh
-// artifact in the session's directory.
-func recordPath(call *catalog.Call, file string) (string, error) {
+// recordPath is where the GIF goes: file inside the session's artifact directory (outFile), or
+// a fresh artifact there.
+func recordPath(call *catalog.Call, file string, overwrite bool) (string, error) {
 	if file != "" {
-		if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
-			return "", contract.Errorf(contract.CodeRecordWriteFailed, "cannot write %s: its directory does not exist", file)
-		}
-		return file, nil
+		return outFile(call, file, overwrite)
 	}
 	path, err := call.Session.ArtifactPath("record", "gif")
 	if err != nil {
