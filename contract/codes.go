@@ -89,6 +89,9 @@ const (
 	CodeProvisioningNotAuthorized Code = "provisioning-not-authorized"
 	CodeProvisioningFailed        Code = "provisioning-failed"
 	CodeSessionTokenInvalid       Code = "session-token-invalid"
+	// CodeServerShuttingDown: mcec is stopping (SIGTERM, Ctrl-C, mcec:exit); the call was cut
+	// short or never started. Not a timeout: nothing about the target is known from it.
+	CodeServerShuttingDown Code = "server-shutting-down"
 	// CodeValueNotApplied: setvalue was delivered (through accessibility, then by typing) and
 	// the element still reads back another value; partialResult holds what it reads.
 	CodeValueNotApplied Code = "value-not-applied"
@@ -189,6 +192,7 @@ var codeCategory = map[Code]Category{
 	CodeProvisioningNotAuthorized: Internal,
 	CodeProvisioningFailed:        Internal,
 	CodeSessionTokenInvalid:       Internal,
+	CodeServerShuttingDown:        Internal,
 }
 
 // CategoryOf returns the category a known error code belongs to. selector-matched-N codes are

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/transport"
 )
 
@@ -37,7 +39,7 @@ presenting the bearer token from MCEC_TOKEN.`,
 				return err
 			}
 			defer d.Close()
-			err = (&transport.Stdio{In: st.in, Out: st.out}).Serve(cmd.Context(), d.MCPServer("stdio"))
+			err = serveStdio(cmd.Context(), d.Dispatcher, d.MCPServer("stdio"), st)
 			if cmd.Context().Err() != nil {
 				return nil // cancellation by signal is a clean stop
 			}
@@ -46,6 +48,21 @@ presenting the bearer token from MCEC_TOKEN.`,
 	}
 	cmd.Flags().StringVar(&server, "server", "", "bridge stdio to this mcec MCP endpoint instead of serving a desktop (token from MCEC_TOKEN)")
 	return cmd
+}
+
+// serveStdio serves MCP on the command's stdin/stdout until the client leaves or ctx ends. On a
+// signal the calls in flight end first and answer server-shutting-down; only then does the
+// connection close (closing waits for those answers to be written).
+func serveStdio(ctx context.Context, d *dispatch.Dispatcher, srv *mcp.Server, st *streams) error {
+	serveCtx, endServe := context.WithCancel(context.WithoutCancel(ctx))
+	defer endServe()
+	defer context.AfterFunc(ctx, func() {
+		drain, cancel := context.WithTimeout(context.Background(), shutdownLimit)
+		defer cancel()
+		_ = d.Shutdown(drain)
+		endServe()
+	})()
+	return (&transport.Stdio{In: st.in, Out: st.out}).Serve(serveCtx, srv)
 }
 
 // bridgeRun serves stdio for a remote mcec (transport.Bridge).

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/transport"
 )
 
@@ -104,29 +105,56 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 		return err
 	}
 	door := transport.FrontDoor{Port: ln.Addr().(*net.TCPAddr).Port, Bind: addr, Token: o.token, Log: log}
-	srv := &http.Server{
-		Handler:           transport.NewHTTPHandler(d.Dispatcher, func() *mcp.Server { return d.MCPServer("http") }, door, log),
-		ReadHeaderTimeout: 10 * time.Second,
-		// Requests inherit the serve context, so a shutdown also ends MCP event streams (GET
-		// /mcp), which would otherwise hold Shutdown until its timeout.
-		BaseContext: func(net.Listener) context.Context { return ctx },
-	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(st.err, "mcec: serving MCP at %s/mcp and the façade at %s/v1/tools/{tool}\n", base, base)
 	if d.Private != nil {
 		fmt.Fprintf(st.err, "mcec: private desktop on DISPLAY=%s; try: mcec call --server %s windows\n", d.Private.Display(), base)
 	}
+	return serveHTTP(ctx, d.Dispatcher, func() *mcp.Server { return d.MCPServer("http") }, ln,
+		transport.HTTPOptions{Door: door, Log: log}, func() error {
+			if err := ready.report(door.Port); err != nil {
+				return fmt.Errorf("--ready-fd: %w", err)
+			}
+			return nil
+		})
+}
+
+// serveHTTP serves the HTTP transport on ln until ctx ends (a signal, mcec:exit), then stops
+// it (stopHTTP). listening runs once the server accepts connections.
+func serveHTTP(ctx context.Context, d *dispatch.Dispatcher, newServer func() *mcp.Server, ln net.Listener,
+	opts transport.HTTPOptions, listening func() error) error {
+	srv := transport.NewHTTPServer(d, newServer, opts)
+	// Requests outlive the signal until their answers are written (stopHTTP); this context ends
+	// whatever is left after that.
+	reqCtx, endRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer endRequests()
+	srv.BaseContext = func(net.Listener) context.Context { return reqCtx }
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	if err := ready.report(door.Port); err != nil {
-		return fmt.Errorf("--ready-fd: %w", err)
+	if err := listening(); err != nil {
+		_ = srv.Close()
+		return err
 	}
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	return stopHTTP(d, srv)
+}
+
+// shutdownLimit bounds each step of a shutdown: the calls in flight answering, then the HTTP
+// server closing.
+const shutdownLimit = 5 * time.Second
+
+// stopHTTP ends the calls in flight first, so each answers server-shutting-down (a wait cut
+// short is not a timeout) while its client is still connected, then closes the listener, the
+// connections and the MCP sessions.
+func stopHTTP(d *dispatch.Dispatcher, srv *http.Server) error {
+	drain, cancel := context.WithTimeout(context.Background(), shutdownLimit)
+	_ = d.Shutdown(drain) // past the limit, srv.Shutdown still waits its own
+	cancel()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownLimit)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err

@@ -288,6 +288,9 @@ func (d *Daemon) startProcess(cmd *exec.Cmd, owned bool) (<-chan error, error) {
 	return exited, nil
 }
 
+// shutdownDrain bounds how long Close waits for the calls in flight to return.
+const shutdownDrain = 5 * time.Second
+
 // Close stops launched programs by PID, closes the backend and stops the private desktop.
 // It is idempotent.
 func (d *Daemon) Close() error {
@@ -301,6 +304,13 @@ func (d *Daemon) Close() error {
 	d.mu.Unlock()
 
 	var errs []error
+	if d.Dispatcher != nil {
+		// Calls still running end first, with server-shutting-down as their answer, not with
+		// whatever closing the desktop under them would make them say.
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownDrain)
+		_ = d.Dispatcher.Shutdown(ctx)
+		cancel()
+	}
 	if d.Control != nil {
 		errs = append(errs, d.Control.Close())
 	}

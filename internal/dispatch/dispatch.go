@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/mcec/mcec/contract"
@@ -36,6 +37,12 @@ func TransportOf(ctx context.Context) string {
 // ErrUnknownTool is a protocol fault (JSON-RPC error, HTTP 404), not a tool outcome.
 var ErrUnknownTool = errors.New("unknown tool")
 
+// ErrShuttingDown is the cause Shutdown cancels the calls in flight with, and the refusal of
+// calls that arrive after it: internal / server-shutting-down. A wait cut short by it must not
+// read as a timeout, nor a D-Bus call it interrupts as a hung app.
+var ErrShuttingDown = contract.Errorf(contract.CodeServerShuttingDown,
+	"mcec is shutting down, so the call was stopped (or not started); reconnect when it runs again and observe before retrying")
+
 // Outcome is an envelope plus what only some transports carry.
 type Outcome struct {
 	Envelope contract.Envelope
@@ -50,6 +57,12 @@ type Dispatcher struct {
 	observer Observer
 	guard    Guard
 	checks   []Check
+
+	life     context.Context // ends, with ErrShuttingDown as its cause, at Shutdown
+	stop     context.CancelCauseFunc
+	mu       sync.Mutex
+	stopping bool
+	calls    sync.WaitGroup // calls in flight, counted only before Shutdown
 }
 
 // Finished describes one finished call for an Observer.
@@ -101,7 +114,41 @@ func New(cat *catalog.Catalog, sessions *session.Store, log *slog.Logger) *Dispa
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Dispatcher{catalog: cat, sessions: sessions, log: log}
+	life, stop := context.WithCancelCause(context.Background())
+	return &Dispatcher{catalog: cat, sessions: sessions, log: log, life: life, stop: stop}
+}
+
+// Shutdown ends the calls in flight, whose contexts are cancelled with ErrShuttingDown as the
+// cause, and refuses later calls with it; it returns once the calls in flight have returned
+// (their envelopes say server-shutting-down) or ctx ends. Transports call it before they close,
+// so the answers still reach the clients. It may be called more than once.
+func (d *Dispatcher) Shutdown(ctx context.Context) error {
+	d.mu.Lock()
+	d.stopping = true
+	d.mu.Unlock()
+	d.stop(ErrShuttingDown)
+	done := make(chan struct{})
+	go func() {
+		d.calls.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// enter counts a call in flight, or reports that the dispatcher is shutting down.
+func (d *Dispatcher) enter() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopping {
+		return false
+	}
+	d.calls.Add(1)
+	return true
 }
 
 // Catalog is the tool catalog the dispatcher serves.
@@ -115,8 +162,20 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 		return Outcome{}, fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
 	start := time.Now()
+	var refused error
+	if d.enter() {
+		defer d.calls.Done()
+	} else {
+		refused = ErrShuttingDown
+	}
+	// The call ends with the dispatcher's life too, and sees why (context.Cause).
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(d.life, func() { cancel(context.Cause(d.life)) })()
 	requested, rest, argErr := splitSessionID(args)
-	refused := d.allow(ctx, tool)
+	if refused == nil {
+		refused = d.allow(ctx, tool)
+	}
 	call := &catalog.Call{RequestedSessionID: requested}
 	if !tool.ManagesSessions {
 		sess, err := d.sessions.Resolve(requested)
@@ -143,7 +202,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 	if resp != nil && resp.Session != nil {
 		sess = resp.Session
 	}
-	out := d.envelope(sess, requested, resp, err)
+	out := d.envelope(ctx, sess, requested, resp, err)
 	elapsed := time.Since(start)
 	if sess != nil {
 		sess.RecordAction(session.Action{Tool: name, OK: out.Envelope.OK(), Code: codeOf(out.Envelope),
@@ -199,7 +258,7 @@ func (d *Dispatcher) run(ctx context.Context, tool *catalog.Tool, call *catalog.
 
 // envelope builds the contract envelope. sess is nil only when a session-managing tool failed
 // before binding one; the envelope then carries the requested id (or the default session's).
-func (d *Dispatcher) envelope(sess *session.Session, requested string, resp *catalog.Response, err error) Outcome {
+func (d *Dispatcher) envelope(ctx context.Context, sess *session.Session, requested string, resp *catalog.Response, err error) Outcome {
 	if sess == nil && requested == "" {
 		sess, _ = d.sessions.Resolve("")
 	}
@@ -212,7 +271,7 @@ func (d *Dispatcher) envelope(sess *session.Session, requested string, resp *cat
 		warnings = resp.Warnings
 	}
 	if err != nil {
-		cerr := asContractError(err)
+		cerr := asContractError(ctx, err)
 		if cerr.LastObservation == nil && sess != nil {
 			cerr.LastObservation = sess.LastObservation()
 		}
@@ -227,10 +286,20 @@ func (d *Dispatcher) envelope(sess *session.Session, requested string, resp *cat
 	return Outcome{Envelope: contract.Success(id, resp.Result, warnings...), Image: resp.Image}
 }
 
-// asContractError finds the contract error in err's chain, or files err under internal. The
-// returned error is a copy, so attaching lastObservation never mutates a shared value.
-func asContractError(err error) *contract.Error {
+// asContractError finds the contract error in err's chain, or files err under internal. A call
+// whose context was cancelled with a contract error as the cause (ErrShuttingDown) failed for
+// that reason, whatever the tool made of the cancellation (a wait's timeout, a D-Bus call's
+// deadline). The returned error is a copy, so attaching lastObservation never mutates a shared
+// value.
+func asContractError(ctx context.Context, err error) *contract.Error {
 	var ce *contract.Error
+	if ctx.Err() != nil && errors.As(context.Cause(ctx), &ce) {
+		c := *ce
+		if !errors.Is(err, ce) {
+			c.Detail += fmt.Sprintf(" (the call ended with: %v)", err)
+		}
+		return &c
+	}
 	if errors.As(err, &ce) {
 		c := *ce
 		return &c

@@ -59,6 +59,9 @@ func waitFor(ctx context.Context, d platform.Desktop, timeout time.Duration, che
 	for {
 		stats.Checks++
 		done, pid, err := check(ctx)
+		if cause := stopCause(ctx); cause != nil {
+			return false, stats, cause
+		}
 		if err != nil && (ctx.Err() != nil || nearDeadline(ctx)) {
 			return false, stats, lastErr // the wait's own deadline cut this attempt short
 		}
@@ -72,6 +75,9 @@ func waitFor(ctx context.Context, d platform.Desktop, timeout time.Duration, che
 		tree.follow(ctx, d, pid)
 		select {
 		case <-ctx.Done():
+			if cause := stopCause(ctx); cause != nil {
+				return false, stats, cause
+			}
 			return false, stats, lastErr
 		case <-windowEvents:
 			stats.EventWakeups++
@@ -114,6 +120,16 @@ func (tw *treeWatch) stop() {
 		tw.cancel()
 	}
 	*tw = treeWatch{}
+}
+
+// stopCause is the reason ctx was cancelled when that reason is one for the agent (a contract
+// error, such as the server shutting down): the wait then ends with it, not as a timeout.
+func stopCause(ctx context.Context) error {
+	var ce *contract.Error
+	if ctx.Err() != nil && errors.As(context.Cause(ctx), &ce) {
+		return ce
+	}
+	return nil
 }
 
 // nearDeadline reports whether ctx's deadline is all but reached: a call that failed on its own
