@@ -264,6 +264,8 @@ type TreeLimits struct {
 	// Cells are table cells to visit by position in tables whose children the walk cuts (a
 	// search for a spreadsheet cell by its address).
 	Cells []Cell
+	// ShowingOnly walks below showing objects only (closed menus, hidden pages are skipped).
+	ShowingOnly bool
 }
 
 // Cell is a table cell's position, 0-based.

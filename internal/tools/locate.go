@@ -50,6 +50,9 @@ func locate(ctx context.Context, d platform.Desktop, target WindowTarget, sel *E
 	// values, actions and ids of every node, and the pick is re-read in full below.
 	limits.Lean = sel.Text == "" && sel.AutomationID == "" && sel.By != "automationId"
 	limits.Cells = sel.cells()
+	// A cell address means a cell on screen, in a sheet: closed menus and hidden pages, which
+	// hold most of an office application's objects, need not be walked.
+	limits.ShowingOnly = len(limits.Cells) > 0
 	tree, err := d.Tree(ctx, w, limits)
 	if err != nil {
 		return located{window: w}, platformError(err)

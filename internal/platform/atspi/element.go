@@ -51,7 +51,9 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 	m := c.meta.get(r)
 	var jobs []job
 	if m.has&metaKind != 0 {
-		info.role, info.ifaces = m.role, m.ifaces
+		// The role is read to confirm the cached interfaces: applications reuse object paths.
+		info.ifaces = m.ifaces
+		jobs = c.kindJobs(n, orDead)[:1]
 	} else {
 		n.gotKind = true
 		jobs = c.kindJobs(n, orDead)
@@ -85,6 +87,12 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 	}
 	if err := run(ctx, nil, jobs); err != nil {
 		return nil, err
+	}
+	if m.has&metaKind != 0 && !n.dead.Load() && info.role != m.role {
+		n.gotKind = true // another object now lives at that path
+		if err := run(ctx, nil, c.kindJobs(n, orDead)[1:]); err != nil {
+			return nil, err
+		}
 	}
 	if err := stale(o); err != nil {
 		return nil, err

@@ -238,6 +238,7 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 			for _, n := range level {
 				switch {
 				case n.dead.Load() || !n.hasChildren():
+				case w.limits.ShowingOnly && n.raw > 0 && !n.info.states.has(stateShowing):
 				case n.depth+n.depthCost() > w.limits.MaxDepth || n.raw >= rawCap:
 					n.cut = true
 					w.cut(cutDepth)
@@ -394,8 +395,13 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 		lim := w.limits.MaxChildren
 		if n.info.managesDescendants() && cnt > hugeContainer && (lim <= 0 || lim > maxListChildren) {
 			// A sheet of cells made on demand, one object per call: its first cells are all a walk
-			// can usefully list (cells are found by address: cellJobs).
+			// can usefully list, and none when the walk looks for cells by address (cellJobs).
 			lim = maxListChildren
+			if len(w.limits.Cells) > 0 {
+				n.cut = true
+				w.cut(cutChildren)
+				continue
+			}
 		}
 		if lim > 0 && lim < take {
 			take = lim
@@ -554,12 +560,27 @@ func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, err
 // describe fetches with calls what the cache would have told about each node; role and
 // interfaces come from the client's meta cache when it knows the object.
 func (w *walker) describe(ctx context.Context, nodes []*node) error {
-	var jobs []job
+	var (
+		jobs    []job
+		checked []*node // described from the meta cache: their role is read to confirm it
+		metas   []objMeta
+	)
 	for _, n := range nodes {
 		info := &objInfo{}
 		n.info = info
 		if m := w.c.meta.get(n.ref); m.has&metaKind != 0 {
-			info.role, info.ifaces = m.role, m.ifaces
+			// Applications reuse object paths (LibreOffice's cells, Gecko's nodes): the cached
+			// interfaces hold only while the role is still the one cached with them.
+			checked, metas = append(checked, n), append(metas, m)
+			info.ifaces = m.ifaces
+			jobs = append(jobs, func(ctx context.Context) error {
+				call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAccessible+".GetRole")
+				if err != nil {
+					return nodeFailure(n, deadUnlessFatal(f), err)
+				}
+				_ = call.Store(&info.role)
+				return nil
+			})
 		} else {
 			n.gotKind = true
 			// Every object implements Accessible: a GetRole refused for any reason means it is gone.
@@ -576,7 +597,17 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 			return w.accessibleProps(ctx, n)
 		})
 	}
-	return run(ctx, w.sem, jobs)
+	if err := run(ctx, w.sem, jobs); err != nil {
+		return err
+	}
+	var again []job
+	for i, n := range checked {
+		if !n.dead.Load() && n.info.role != metas[i].role {
+			n.gotKind = true // another object now lives at that path: read it afresh
+			again = append(again, w.c.kindJobs(n, deadUnlessFatal)...)
+		}
+	}
+	return run(ctx, w.sem, again)
 }
 
 // accessibleProps reads name, description, child count and accessible id in one GetAll where
