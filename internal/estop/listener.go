@@ -2,8 +2,10 @@ package estop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync/atomic"
 	"time"
 
@@ -13,9 +15,18 @@ import (
 // dialLimit bounds connecting to the display and setting up the listener.
 const dialLimit = 5 * time.Second
 
+// xconn is what the listener asks of its X connection (an *xinput2.Conn).
+type xconn interface {
+	SelectRawKeys() error
+	QueryDevices() ([]xinput2.Device, error)
+	KeyboardMapping() (xinput2.Keymap, error)
+	NextEvent() (xinput2.Event, error)
+	Close() error
+}
+
 // Listener reads the hotkey on its own X connection and goroutine.
 type Listener struct {
-	c      *xinput2.Conn
+	c      xconn
 	hk     Hotkey
 	latch  *Latch
 	log    *slog.Logger
@@ -100,7 +111,9 @@ func (ls *Listener) physical(source uint16) bool {
 	d, ok := ls.devs[source]
 	if !ok {
 		if err := ls.refreshDevices(); err != nil {
-			ls.log.Warn("emergency stop: cannot list input devices", "err", err)
+			if !ls.ending(err) {
+				ls.log.Warn("emergency stop: cannot list input devices", "err", err)
+			}
 			return false
 		}
 		if d, ok = ls.devs[source]; !ok {
@@ -114,8 +127,13 @@ func (ls *Listener) run() {
 	defer close(ls.done)
 	for {
 		ev, err := ls.c.NextEvent()
+		// Once Close has begun, events already read off the socket are not worth a request
+		// that can only fail on the closed connection (and log a warning per event).
+		if ls.closed.Load() {
+			return
+		}
 		if err != nil {
-			if !ls.closed.Load() {
+			if !errors.Is(err, net.ErrClosed) {
 				ls.log.Warn("emergency stop hotkey: lost the X connection; the hotkey no longer works (mcec rearm and the control socket still do)", "err", err)
 				ls.latch.SetHotkey(ls.hk.String(), "lost the X connection: "+err.Error())
 			}
@@ -131,7 +149,7 @@ func (ls *Listener) run() {
 				ls.latch.Chord()
 			}
 		case xinput2.HierarchyChanged:
-			if err := ls.refreshDevices(); err != nil {
+			if err := ls.refreshDevices(); err != nil && !ls.ending(err) {
 				ls.log.Warn("emergency stop: cannot list input devices", "err", err)
 			}
 		case xinput2.MappingNotify:
@@ -140,13 +158,19 @@ func (ls *Listener) run() {
 			}
 			// mcec's own typing remaps spare keycodes; the chord's keys are not among them, but a
 			// layout change may move them.
-			if err := ls.refreshKeymap(); err != nil {
+			if err := ls.refreshKeymap(); err != nil && !ls.ending(err) {
 				ls.log.Warn("emergency stop: cannot re-read the keyboard map", "err", err)
 			}
 		case xinput2.XError:
 			ls.log.Debug("emergency stop: X error", "code", ev.ErrorCode)
 		}
 	}
+}
+
+// ending reports whether err is the connection closing under a request (Close, racing with an
+// event just read): the end, not a failure to report.
+func (ls *Listener) ending(err error) bool {
+	return ls.closed.Load() || errors.Is(err, net.ErrClosed)
 }
 
 // Close stops listening and closes the connection.
