@@ -27,7 +27,7 @@ func newVersionCmd(st *streams) *cobra.Command {
 		Short: "Print mcec's version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintln(st.out, "mcec", daemon.Version)
+			_, err := fmt.Fprintln(st.out, "mcec", daemon.BuildVersion())
 			return err
 		},
 	}

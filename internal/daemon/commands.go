@@ -42,7 +42,7 @@ func (d *Daemon) newCommands(cfg CommandsConfig, gate *inputgate.Gate) *rawcmd.E
 	if file == "" {
 		file = DefaultCommandsFile()
 	}
-	return rawcmd.New(rawcmd.Options{Desktop: d.Desktop, Gate: gate, Log: d.log, Version: Version,
+	return rawcmd.New(rawcmd.Options{Desktop: d.Desktop, Gate: gate, Log: d.log, Version: BuildVersion(),
 		StartProcess: d.StartProcess, File: file, Poll: cfg.Poll, Wait: cfg.Wait, KnownKey: x11.KnownKey,
 		Allow: d.allowRawStopped, Audit: d.Policy.AuditRaw})
 }

@@ -40,9 +40,6 @@ import (
 	"github.com/mcec/mcec/internal/transport"
 )
 
-// Version is mcec's version, set at build time with -ldflags "-X ...daemon.Version=v1.2.3".
-var Version = "dev"
-
 // Config is the daemon's configuration, already merged from flags and environment.
 type Config struct {
 	// Headless forces a private desktop even when DISPLAY is set. Without DISPLAY mcec always
@@ -187,7 +184,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		mode = "private"
 	}
 	d.Evidence = evidence.New(evidence.Options{Root: dir, Sessions: d.Sessions, Probe: d.Desktop,
-		Version: Version, Desktop: mode, Retention: cfg.Retention, Log: log})
+		Version: BuildVersion(), Desktop: mode, Retention: cfg.Retention, Log: log})
 	d.Dispatcher.SetObserver(d.Evidence)
 	d.Commands.Start(dispatchTools{d.Dispatcher})
 	if d.Control, err = control.Listen(cfg.ControlSocket, log); err != nil {
@@ -225,7 +222,7 @@ func DefaultSessionsDir() string {
 // ("stdio", "http"; the name appears in the audit log).
 func (d *Daemon) MCPServer(transportName string) *mcp.Server {
 	return transport.NewMCPServer(d.Dispatcher, transport.ServerInfo{
-		Name: "mcec", Version: Version, Instructions: agentguide.Text + "\n" + d.CommandAccess().Markdown(), Logger: d.log,
+		Name: "mcec", Version: BuildVersion(), Instructions: agentguide.Text + "\n" + d.CommandAccess().Markdown(), Logger: d.log,
 		Transport: transportName})
 }
 
