@@ -145,13 +145,21 @@ func (r *run) pixels(tk bool) {
 			r.rec(cPixelClick, ok, "after a click on Greet the title is %q", title)
 		}
 	} else {
-		env, _ := r.k.call("get-text", r.main())
-		var gt struct {
-			Text string `json:"text"`
+		// A terminal that just mapped may not have drawn its text yet (ocr-no-text): look again, as
+		// an agent would, for a few seconds.
+		type text struct {
+			ok       bool
+			why, got string
 		}
-		ok, why := decode(env, &gt)
-		r.rec(cOCR, ok && strings.Contains(gt.Text, "hello") && strings.Contains(gt.Text, "world"),
-			"get-text: %s %q", why, gt.Text)
+		got, ok := poll(5*time.Second, func() text {
+			env, _ := r.k.call("get-text", r.main())
+			var gt struct {
+				Text string `json:"text"`
+			}
+			ok, why := decode(env, &gt)
+			return text{ok, why, gt.Text}
+		}, func(t text) bool { return t.ok && strings.Contains(t.got, "hello") && strings.Contains(t.got, "world") })
+		r.rec(cOCR, ok, "get-text: %s %q", got.why, got.got)
 	}
 	r.measure()
 	r.surviveNoTree()
