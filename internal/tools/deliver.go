@@ -203,10 +203,23 @@ func clickFallback(action platform.ElementAction, n *platform.Node) bool {
 	case platform.ActToggle:
 		return toggleRoles[n.Role] || n.States["checkable"]
 	case platform.ActSelect:
-		return selectableRoles[n.Role] || menuItemRoles[n.Role] || n.States["selectable"]
+		// A label is how some toolkits expose a list entry (GTK 4's drop-down rows): choosing it is
+		// clicking it.
+		return selectableRoles[n.Role] || menuItemRoles[n.Role] || labelRoles[n.Role] || n.States["selectable"]
+	case platform.ActExpand, platform.ActCollapse:
+		// A drop-down or popup button without an action (GTK 4.8's drop-downs): a click opens
+		// it, and closes it when open. Where the element says whether it is expanded, a click is
+		// sent only when that is not already the state asked for.
+		if n.States["expandable"] && n.States["expanded"] == (action == platform.ActExpand) {
+			return false
+		}
+		return openerRoles[n.Role] || n.States["expandable"] || n.States["has-popup"]
 	}
 	return false
 }
+
+// openerRoles open a list or menu when clicked.
+var openerRoles = map[string]bool{"combo box": true, "menu": true, "push button menu": true}
 
 // clickElement clicks the element's centre through the input gate, after raising its window.
 func clickElement(ctx context.Context, env *Env, n *platform.Node, s inputSpot) (delivery, error) {
