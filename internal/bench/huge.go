@@ -61,7 +61,7 @@ func (s *suite) benchCalc() error {
 	deadline := time.Now().Add(30 * time.Second)
 	for find("A1")() != nil {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("Calc's cell A1 never appeared")
+			return fmt.Errorf("the Calc cell A1 never appeared")
 		}
 		time.Sleep(300 * time.Millisecond) // bounded poll for the application's tree
 	}
