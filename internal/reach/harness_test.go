@@ -4,17 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
 	"github.com/mcec/mcec/internal/daemon"
-	"github.com/mcec/mcec/internal/safety"
+	"github.com/mcec/mcec/internal/suitedesk"
 )
 
 // desk is one toolkit's private desktop: a daemon on a headless display, as `mcec serve
@@ -28,25 +26,14 @@ type desk struct {
 	// app-not-responding (an app harmed or wedged by mcec).
 	calls         int
 	notResponding []string
-	pids          []int // processes to stop at the end, by PID
+	procs         suitedesk.Procs // processes to stop at the end, by PID
 }
 
 func newDesk(t *testing.T) *desk {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	d, err := daemon.Start(ctx, daemon.Config{Headless: true, SessionsDir: t.TempDir(),
-		Safety: safety.Settings{AllowAll: true}, NoConsentDialog: true})
-	if err != nil {
-		t.Fatalf("daemon on a private desktop: %v", err)
-	}
-	if d.Private == nil {
-		t.Fatal("the daemon attached to a desktop instead of starting its own")
-	}
-	k := &desk{t: t, d: d}
-	t.Cleanup(func() { d.Close() })
+	k := &desk{t: t, d: suitedesk.Start(t)}
 	// Registered after the daemon's Close, so it runs first: the apps go before their desktop.
-	t.Cleanup(k.stopAll)
+	t.Cleanup(func() { k.procs.StopAll(t) })
 	return k
 }
 
@@ -109,78 +96,13 @@ func (k *desk) note(tool string, raw []byte, env contract.Envelope) {
 	}
 }
 
-// own registers a process to stop by PID when the test ends (the daemon also stops what it
-// started at Close; this covers processes a launched program handed its window to).
-func (k *desk) own(pid int) {
-	if pid <= 1 || pid == os.Getpid() {
-		return
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	for _, p := range k.pids {
-		if p == pid {
-			return
-		}
-	}
-	k.pids = append(k.pids, pid)
-}
+// own registers a process to stop by PID when the test ends.
+func (k *desk) own(pid int) { k.procs.Own(pid) }
 
-// stopAll ends the owned processes: SIGTERM, then SIGKILL after a grace, each by PID (and its
-// process group when it leads one, as every process launch starts does).
-func (k *desk) stopAll() {
-	k.mu.Lock()
-	pids := k.pids
-	k.mu.Unlock()
-	signal := func(sig syscall.Signal) {
-		for _, pid := range pids {
-			if pgid, err := syscall.Getpgid(pid); err == nil && pgid == pid {
-				_ = syscall.Kill(-pid, sig)
-			}
-			_ = syscall.Kill(pid, sig)
-		}
-	}
-	allGone := func() bool {
-		for _, pid := range pids {
-			if alive(pid) {
-				return false
-			}
-		}
-		return true
-	}
-	signal(syscall.SIGTERM)
-	if !waitUntil(3*time.Second, allGone) {
-		signal(syscall.SIGKILL)
-		if !waitUntil(5*time.Second, allGone) {
-			k.t.Errorf("processes %v still running after SIGKILL", pids)
-		}
-	}
-}
+func alive(pid int) bool { return suitedesk.Alive(pid) }
 
-// alive reports whether pid runs (a zombie waiting for its reaper counts as gone).
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
-}
-
-// waitUntil polls cond every 25 ms until it holds or timeout passes; it reports whether it held.
 func waitUntil(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(25 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		<-tick.C
-	}
+	return suitedesk.WaitUntil(timeout, cond)
 }
 
 // describe renders an envelope's outcome for failure messages: the error (category/code:

@@ -1,0 +1,109 @@
+// Package suitedesk is the shared fixture of the cross-application suites (internal/reach,
+// internal/tasks): a daemon on a private headless desktop of its own, as `mcec serve --headless`
+// runs it, and the processes a test must stop by PID. Each suite keeps its own call bookkeeping.
+// Import it only from _test.go files.
+package suitedesk
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/safety"
+)
+
+// Start runs a daemon on a private desktop of its own with every tool allowed, closed when the
+// test ends.
+func Start(t testing.TB) *daemon.Daemon {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d, err := daemon.Start(ctx, daemon.Config{Headless: true, SessionsDir: t.TempDir(),
+		Safety: safety.Settings{AllowAll: true}, NoConsentDialog: true})
+	if err != nil {
+		t.Fatalf("daemon on a private desktop: %v", err)
+	}
+	if d.Private == nil {
+		t.Fatal("the daemon attached to a desktop instead of starting its own")
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// Procs are processes a test stops by PID when it ends: the daemon stops what it started at
+// Close, these cover processes a launched program handed its window to.
+type Procs struct {
+	mu   sync.Mutex
+	pids []int
+}
+
+// Own adds pid (not this process, not init) once.
+func (p *Procs) Own(pid int) {
+	if pid <= 1 || pid == os.Getpid() {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.Contains(p.pids, pid) {
+		p.pids = append(p.pids, pid)
+	}
+}
+
+// StopAll ends the owned processes: SIGTERM, then SIGKILL after a grace, each by PID (and its
+// process group when it leads one, as every process launch starts does). It fails t when one
+// outlives SIGKILL.
+func (p *Procs) StopAll(t testing.TB) {
+	p.mu.Lock()
+	pids := slices.Clone(p.pids)
+	p.mu.Unlock()
+	signal := func(sig syscall.Signal) {
+		for _, pid := range pids {
+			if pgid, err := syscall.Getpgid(pid); err == nil && pgid == pid {
+				_ = syscall.Kill(-pid, sig)
+			}
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+	allGone := func() bool { return !slices.ContainsFunc(pids, Alive) }
+	signal(syscall.SIGTERM)
+	if !WaitUntil(3*time.Second, allGone) {
+		signal(syscall.SIGKILL)
+		if !WaitUntil(5*time.Second, allGone) {
+			t.Errorf("processes %v still running after SIGKILL", pids)
+		}
+	}
+}
+
+// Alive reports whether pid runs (a zombie waiting for its reaper counts as gone).
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// WaitUntil polls cond every 25 ms until it holds or timeout passes; it reports whether it held.
+func WaitUntil(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		<-tick.C
+	}
+}
