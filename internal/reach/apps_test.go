@@ -93,7 +93,9 @@ func apps(t *testing.T, dir string) []*app {
 		{name: "Writer", toolkit: "LibreOffice (VCL gtk3)", program: "libreoffice --writer",
 			argv:          []string{"libreoffice", "--norestore", "-env:UserInstallation=file://" + filepath.Join(dir, "lo-writer"), "--writer"},
 			launchTimeout: 40000, title: "LibreOffice Writer",
-			table: table(append(append([]check{}, common...), cSetValue, cInvoke, cWaitFor, cDialog, cMainDialog)),
+			table: table(append(append([]check{}, common...), cSetValue, cInvoke, cWaitFor, cDialog, cMainDialog),
+				pending(cInvoke, "flaky beside Calc on 2 cores: invoke of View > Status Bar answers ok (by hand its effect shows the item -checked), "+
+					"yet in some runs the word count still shows 5 s later")),
 			drive: func(r *run) { r.writer() }},
 		{name: "Calc", toolkit: "LibreOffice (VCL gtk3)", program: "libreoffice --calc",
 			argv:          []string{"libreoffice", "--norestore", "-env:UserInstallation=file://" + filepath.Join(dir, "lo-calc"), "--calc"},

@@ -319,7 +319,7 @@ func (r *run) writer() {
 		} else {
 			_, ok := poll(5*time.Second, func() *node { n, _ := r.find(words); return n },
 				func(n *node) bool { return n == nil || n.IsOffscreen })
-			r.rec(cInvoke, ok, "after View > Status Bar the word count is hidden: %v", ok)
+			r.rec(cInvoke, ok, "after View > Status Bar the word count is hidden: %v (invoke answered %s)", ok, clip(describe(env), 600))
 		}
 	} else {
 		r.defaultQuery()
@@ -356,7 +356,7 @@ func (r *run) calc() {
 		start := time.Now()
 		n, why := r.find(map[string]any{"name": "A1"})
 		took := time.Since(start)
-		r.rec(cFindCell, n != nil && took < 500*time.Millisecond, "find A1: %s %s in %d ms", n, why, took.Milliseconds())
+		r.rec(cFindCell, n != nil && took < time.Second, "find A1: %s %s in %d ms", n, why, took.Milliseconds())
 		r.controls([]control{
 			{sel: sheetSel, roles: []string{"tool bar"}},
 			{sel: map[string]any{"name": "File", "index": 0}, roles: []string{"menu"}},
@@ -370,4 +370,12 @@ func (r *run) calc() {
 	r.capture()
 	r.measure()
 	r.survive(sheetSel, nil)
+}
+
+// clip shortens s for a message.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
