@@ -285,11 +285,12 @@ func TestRecord(t *testing.T) {
 	t.Run("start and stop", func(t *testing.T) {
 		h.t = t
 		contracttest.Fail(t, h.call("record", map[string]any{"action": "stop"}), contract.InvalidArgument, contract.CodeNoRecording)
-		file := filepath.Join(t.TempDir(), "region.gif")
+		// A plain name: files are written only in the session's artifact directory.
 		var started recordResult
 		env := h.ok("record", map[string]any{"action": "start", "region": map[string]int{"x": win.X, "y": win.Y, "width": 100, "height": 60},
-			"fps": 100, "file": file}, &started)
-		if !contracttest.HasWarning(env, contract.WarnLimitsClamped) || started.FPS != 30 || started.State != "recording" || started.File != file {
+			"fps": 100, "file": "region.gif"}, &started)
+		file := started.File
+		if !contracttest.HasWarning(env, contract.WarnLimitsClamped) || started.FPS != 30 || started.State != "recording" || filepath.Base(file) != "region.gif" {
 			t.Fatalf("start at 100 fps: %+v, warnings %v", started, env.Warnings())
 		}
 		contracttest.Fail(t, h.call("record", map[string]any{"pid": app.PID, "action": "start"}), contract.InvalidArgument, contract.CodeRecordingInProgress)
@@ -340,7 +341,7 @@ func TestRecord(t *testing.T) {
 			{map[string]any{"action": "pause"}, contract.InvalidArgument, contract.CodeActionUnknown},
 			{map[string]any{"region": map[string]int{"x": 0, "y": 0, "width": 20000, "height": 10}}, contract.InvalidArgument, contract.CodeRegionTooLarge},
 			{map[string]any{"pid": app.PID, "fps": -1}, contract.InvalidArgument, contract.CodeBadArguments},
-			{map[string]any{"pid": app.PID, "file": "/no/such/dir/x.gif"}, contract.Internal, contract.CodeRecordWriteFailed},
+			{map[string]any{"pid": app.PID, "file": "/no/such/dir/x.gif"}, contract.InvalidArgument, contract.CodePathNotAllowed},
 			{map[string]any{"window": "no window has this title"}, contract.NoTarget, contract.CodeWindowNotFound},
 		} {
 			contracttest.Fail(t, h.call("record", tt.args), tt.cat, tt.code)
