@@ -16,9 +16,11 @@ type findArgs struct {
 }
 
 type findResult struct {
-	Found   bool        `json:"found"`
-	Element *Element    `json:"element,omitempty"`
-	Window  *WindowInfo `json:"window,omitempty"`
+	Found   bool     `json:"found"`
+	Element *Element `json:"element,omitempty"`
+	// Path names the element's ancestors from the window's frame down ("role \"name\"").
+	Path   []string    `json:"path,omitempty"`
+	Window *WindowInfo `json:"window,omitempty"`
 	// Waited is present when a timeout was given.
 	Waited *WaitStats `json:"waited,omitempty"`
 }
@@ -82,6 +84,7 @@ func findResponse(call *catalog.Call, res findResult, l located) *catalog.Respon
 	if l.node != nil {
 		res.Found = true
 		res.Element = element(l.node)
+		res.Path = l.path
 		resp.Observation = observation("element", res)
 	}
 	if len(l.truncatedBy) > 0 {

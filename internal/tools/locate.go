@@ -22,6 +22,9 @@ type located struct {
 	window platform.Window
 	node   *platform.Node // nil when nothing matched
 	// searched is how many nodes the attempt looked at (0 for a ref).
+	// path names the element's ancestors from the window's frame down (role and name), so an
+	// agent knows where it is; unnamed layout containers are left out.
+	path     []string
 	searched int
 	// truncatedBy names the limits that cut the search walk (empty: it saw the whole tree).
 	truncatedBy []string
@@ -72,7 +75,7 @@ func locate(ctx context.Context, d platform.Desktop, target WindowTarget, sel *E
 			return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy}, nil // it changed meanwhile
 		}
 	}
-	return located{window: w, node: picked, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy}, nil
+	return located{window: w, node: picked, path: ancestry(tree.Root, n), searched: tree.NodeCount, truncatedBy: tree.TruncatedBy}, nil
 }
 
 // locateRef re-reads a ref directly. A target window, when given, must own the element.
@@ -164,4 +167,37 @@ func (s *ElementSelector) cells() []platform.Cell {
 	}
 	row, _ := strconv.Atoi(m[2])
 	return []platform.Cell{{Row: row - 1, Col: col - 1}}
+}
+
+// ancestry names the ancestors of target under root, outermost first, leaving out unnamed layout
+// containers; nil when target is root or not under it.
+func ancestry(root, target *platform.Node) []string {
+	var path []*platform.Node
+	var walk func(n *platform.Node) bool
+	walk = func(n *platform.Node) bool {
+		if n == target {
+			return true
+		}
+		path = append(path, n)
+		for _, k := range n.Children {
+			if walk(k) {
+				return true
+			}
+		}
+		path = path[:len(path)-1]
+		return false
+	}
+	if root == nil || !walk(root) {
+		return nil
+	}
+	var out []string
+	for _, n := range path {
+		switch {
+		case n.Name != "":
+			out = append(out, fmt.Sprintf("%s %q", n.Role, n.Name))
+		case !structural[n.Role]:
+			out = append(out, n.Role)
+		}
+	}
+	return out
 }

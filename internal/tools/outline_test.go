@@ -86,6 +86,14 @@ func TestOutlineDiffAndSubtree(t *testing.T) {
 		t.Fatalf("json diff: sent %q, %+v", jdiff.Sent, jdiff.Diff)
 	}
 
+	var found struct {
+		Path []string `json:"path"`
+	}
+	h.ok("find", map[string]any{"handle": handle, "element": map[string]any{"name": "Count"}}, &found)
+	if len(found.Path) == 0 || !strings.HasPrefix(found.Path[0], `frame "mcec effects"`) {
+		t.Errorf("find's ancestor path %q does not start at the frame", found.Path)
+	}
+
 	var box *node
 	js.Tree.walk(func(n *node) {
 		if box == nil && n.Role == "filler" && len(n.Children) > 3 {
