@@ -76,8 +76,9 @@ type Desktop struct {
 	busAddr    string
 	a11yAddr   string
 	env        []string
-	lockPID    int      // the pid in our /tmp/.X<n>-lock
-	procs      []*child // in start order: Xvfb, dbus-daemon, launcher, openbox
+	lockPID    int       // the pid in our /tmp/.X<n>-lock
+	procs      []*child  // in start order: Xvfb, dbus-daemon, launcher, openbox
+	guard      *watchdog // ends the desktop if this process dies without Stop (leftovers.go)
 	xvfb       *child
 	x          *xconn
 
@@ -128,11 +129,20 @@ func (d *Desktop) start(ctx context.Context, opts Options) error {
 		}
 	}
 	step(StepSetup)
+	// Desktops of owners that died with their watchdog: cleared before ours is made.
+	sweepLeftovers(sweepRoots(), d.log)
 	dir, err := makeRuntimeDir()
 	if err != nil {
 		return &StartError{Step: StepSetup, Err: err}
 	}
 	d.dir = dir
+	if err := writeOwner(dir); err != nil {
+		return &StartError{Step: StepSetup, Err: err}
+	}
+	if d.guard, err = startWatchdog(dir); err != nil {
+		// Stop still cleans up; only a kill -9 of this process would leave the desktop behind.
+		d.log.Warn("no watchdog for the private desktop: if mcec is killed outright, its processes stay until the next start", "err", err)
+	}
 
 	step(StepXvfb)
 	if err := d.startXvfb(ctx, opts); err != nil {
@@ -195,6 +205,7 @@ func (d *Desktop) spawnStep(step, name string, argv []string, extra []*os.File, 
 		return nil, &StartError{Step: step, Program: name, Err: err}
 	}
 	d.procs = append(d.procs, c)
+	d.guard.watch(c.pid)
 	return c, nil
 }
 
@@ -488,6 +499,8 @@ func (d *Desktop) stop() error {
 			errs = append(errs, err)
 		}
 	}
+	// Last: until here a death of this process mid-Stop still leaves the clean-up to it.
+	d.guard.quit()
 	d.log.Info("headless desktop stopped", "display", d.display,
 		"elapsed", time.Since(began).Round(time.Millisecond))
 	if err := errors.Join(errs...); err != nil {
