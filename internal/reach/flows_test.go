@@ -1,6 +1,7 @@
 package reach_test
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -197,6 +198,9 @@ func (r *run) gtk4Demo() {
 		} else {
 			n, ok := poll(5*time.Second, r.countWindows, func(n int) bool { return n > before })
 			r.rec(cInvoke, ok, "after Run the app has %d windows (before %d)", n, before)
+			// The demo's window takes the focus a moment after it maps, and a GTK 4 popover closes
+			// when its window loses the focus: as an agent would, let the new window settle first.
+			poll(5*time.Second, r.foregroundWindow, func(h uint32) bool { return h != 0 && h != r.win.Handle })
 		}
 		r.aboutDialog(map[string]any{"name": "Primary menu", "index": 1}, map[string]any{"nameContains": "About", "role": "menu item"},
 			"About", "", "Demo list")
@@ -206,6 +210,19 @@ func (r *run) gtk4Demo() {
 	r.capture()
 	r.measure()
 	r.survive(runSel, nil)
+}
+
+// foregroundWindow is the handle of the app's focused window (0 when none is).
+func (r *run) foregroundWindow() uint32 {
+	env, _ := r.k.call("windows", map[string]any{"pid": r.pid})
+	var wr windowsResult
+	decode(env, &wr)
+	for _, w := range wr.Windows {
+		if slices.Contains(w.State, "focused") {
+			return w.Handle
+		}
+	}
+	return 0
 }
 
 // countWindows is how many windows the app has.

@@ -118,10 +118,28 @@ func raise(ctx context.Context, env *Env, w platform.Window) error {
 	if w.Handle == 0 || w.Focused {
 		return nil
 	}
-	if err := env.Desktop.WindowOp(ctx, w.Handle, platform.WindowOp{Kind: platform.OpActivate}); err != nil {
+	err := env.Desktop.WindowOp(ctx, w.Handle, platform.WindowOp{Kind: platform.OpActivate})
+	if errors.Is(err, platform.ErrForeground) && focusHeldByOwn(ctx, env, w) {
+		// The window manager keeps the focus on a window of the same application that stays
+		// above this one (openbox with a dialog transient for it): the window is as raised as it
+		// gets, and a point of it that the dialog does not cover takes the click.
+		return nil
+	}
+	if err != nil {
 		return windowOpError(err, w)
 	}
 	return nil
+}
+
+// focusHeldByOwn reports whether the active window is a transient of w or another window of w's
+// process.
+func focusHeldByOwn(ctx context.Context, env *Env, w platform.Window) bool {
+	ws, err := env.Desktop.Windows(ctx)
+	if err != nil {
+		return false
+	}
+	fg := foregroundWindow(ws)
+	return fg.Handle != 0 && fg.Handle != w.Handle && (fg.TransientFor == w.Handle || w.ProcessID > 0 && fg.ProcessID == w.ProcessID)
 }
 
 // gesture runs one input gesture under the input gate, after raising the target window (when
