@@ -73,9 +73,12 @@ type Options struct {
 	// RolloverCalls: the default session rolls over after this many calls (default 10000;
 	// negative: only when its trace is full).
 	RolloverCalls int
-	Retention     Retention
-	Log           *slog.Logger
-	Now           func() time.Time
+	// WithholdTypedText leaves every typed and pasted text out of the evidence (the fields
+	// tools mark with a catalog.Withhold note), not only what went into password fields.
+	WithholdTypedText bool
+	Retention         Retention
+	Log               *slog.Logger
+	Now               func() time.Time
 }
 
 // Recorder writes each session's evidence. It is safe for concurrent use.
@@ -315,6 +318,15 @@ func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, fresh bool) {
 	}
 	if sc.password {
 		args = withholdText(args)
+	}
+	if n, ok := noteOf(env); ok && (n.Reason != "" || r.opts.WithholdTypedText) {
+		// The tool said these fields are typed text: a password field's always, any where the
+		// operator asked (the recorder knows no tool).
+		marker := "[withheld: " + typedTextNote + "]"
+		if n.Reason != "" {
+			marker = "[withheld: " + n.Reason + "]"
+		}
+		args, envRed = applyWithhold(args, envRed, n, marker)
 	}
 	var image *Redacted
 	if img := f.Outcome.Image; img != nil {

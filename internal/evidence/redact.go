@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/catalog"
 )
 
 // minBase64Run is the length from which a string made only of base64 characters is treated as
@@ -212,6 +215,68 @@ func withholdText(args json.RawMessage) json.RawMessage {
 
 // withheld stands in for text typed into a password field.
 const withheld = "[withheld: password field]"
+
+// typedTextNote is the reason given for text withheld by the operator's option.
+const typedTextNote = "typed text"
+
+// noteOf finds the tool's Withhold note on a result or an error's partial result; only values
+// still in their Go form carry one (a decoded envelope does not).
+func noteOf(env contract.Envelope) (catalog.Withhold, bool) {
+	v := env.Result()
+	if e := env.Err(); e != nil {
+		v = e.PartialResult
+	}
+	if w, ok := v.(catalog.Withholder); ok {
+		if n := w.Withheld(); len(n.Fields) > 0 {
+			return n, true
+		}
+	}
+	return catalog.Withhold{}, false
+}
+
+// withholdFields replaces the named string fields of a JSON object (dotted paths through
+// nested objects) by the marker.
+func withholdFields(obj map[string]any, fields []string, marker string) bool {
+	changed := false
+	for _, f := range fields {
+		m, path := obj, strings.Split(f, ".")
+		for _, k := range path[:len(path)-1] {
+			if m, _ = m[k].(map[string]any); m == nil {
+				break
+			}
+		}
+		if _, ok := m[path[len(path)-1]].(string); ok {
+			m[path[len(path)-1]] = marker
+			changed = true
+		}
+	}
+	return changed
+}
+
+// applyWithhold withholds the noted fields in the arguments and in the envelope's result (or
+// error's partial result). Both are compact JSON; what does not decode is returned unchanged.
+func applyWithhold(args, env json.RawMessage, n catalog.Withhold, marker string) (json.RawMessage, json.RawMessage) {
+	if v, err := decodeGeneric(args); err == nil {
+		if m, ok := v.(map[string]any); ok && withholdFields(m, n.Fields, marker) {
+			if b, err := json.Marshal(m); err == nil {
+				args = b
+			}
+		}
+	}
+	if v, err := decodeGeneric(env); err == nil {
+		m, _ := v.(map[string]any)
+		obj, _ := m["result"].(map[string]any)
+		if e, ok := m["error"].(map[string]any); ok {
+			obj, _ = e["partialResult"].(map[string]any)
+		}
+		if obj != nil && withholdFields(obj, n.Fields, marker) {
+			if b, err := json.Marshal(m); err == nil {
+				env = b
+			}
+		}
+	}
+	return args, env
+}
 
 func truncateString(s string, n int) string {
 	if len(s) <= n {

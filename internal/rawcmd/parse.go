@@ -121,6 +121,10 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%q: %s", clip(e.Line, 80), e.Reason) }
 
 func clip(s string, n int) string {
+	// A chars: payload may be a password: logs and error details give only its length.
+	if t := strings.TrimLeft(s, " \t"); len(t) >= len("chars:") && strings.EqualFold(t[:len("chars:")], "chars:") {
+		return fmt.Sprintf("chars:(%d characters)", utf8.RuneCountInString(t[len("chars:"):]))
+	}
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

@@ -38,6 +38,12 @@ type File struct {
 		Enabled *bool   `toml:"enabled"`
 		Hotkey  *string `toml:"hotkey"`
 	} `toml:"emergency_stop"`
+	// Evidence configures what session evidence keeps (internal/evidence).
+	Evidence struct {
+		// WithholdTypedText leaves all typed and clipboard text out of the evidence, not only
+		// what went into password fields.
+		WithholdTypedText *bool `toml:"withhold_typed_text"`
+	} `toml:"evidence"`
 }
 
 // Switch is one table with an enabled flag.
@@ -94,6 +100,7 @@ func Parse(path string, data []byte) (File, error) {
 // Overrides are the command line's switches; nil means the flag was not given.
 type Overrides struct {
 	AllowAgent, AllowAll, HTTP, TCP, Provisioning *bool
+	WithholdTypedText                             *bool
 }
 
 // Settings are the merged switches. Agent is nil when neither file, environment nor flag said
@@ -108,6 +115,9 @@ type Settings struct {
 	Provisioning bool
 	// EmergencyStop is the stop's hotkey. The zero value is the default: on, ctrl+alt+shift+s.
 	EmergencyStop EmergencyStop
+	// WithholdTypedText: the evidence keeps no typed or clipboard text at all (default off:
+	// only text typed into password fields is withheld).
+	WithholdTypedText bool
 }
 
 // EmergencyStop configures the emergency stop's hotkey. Disabling it only stops reading the
@@ -126,6 +136,7 @@ const (
 	EnvHTTP         = "MCEC_HTTP"
 	EnvTCP          = "MCEC_TCP"
 	EnvProvisioning = "MCEC_PROVISIONING"
+	EnvWithholdText = "MCEC_WITHHOLD_TYPED_TEXT"
 )
 
 // Resolve merges default < file < environment < flags, the one place where that precedence
@@ -163,6 +174,7 @@ func Resolve(f File, getenv func(string) string, o Overrides) (Settings, error) 
 	s.HTTP, _ = pick(f.HTTP.Enabled, EnvHTTP, o.HTTP, true)
 	s.TCP, _ = pick(f.TCP.Enabled, EnvTCP, o.TCP, false)
 	s.Provisioning, _ = pick(f.Provisioning.Enabled, EnvProvisioning, o.Provisioning, false)
+	s.WithholdTypedText, _ = pick(f.Evidence.WithholdTypedText, EnvWithholdText, o.WithholdTypedText, false)
 	if e := f.EmergencyStop.Enabled; e != nil {
 		s.EmergencyStop.HotkeyDisabled = !*e
 	}

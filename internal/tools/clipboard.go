@@ -25,6 +25,12 @@ type clipboardResult struct {
 	Effect *Effect `json:"effect,omitempty"`
 }
 
+// Withheld implements catalog.Withholder: clipboard text, set or read, is withheld from the
+// evidence where the operator withholds all typed and pasted text.
+func (clipboardResult) Withheld() catalog.Withhold {
+	return catalog.Withhold{Fields: []string{"text"}}
+}
+
 func clipboardTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[clipboardArgs]{
 		Name:  "clipboard",

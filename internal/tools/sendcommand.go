@@ -3,8 +3,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcec/mcec/contract"
@@ -29,7 +31,12 @@ type sendCommandResult struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	// Effect is what typing, keys or mouse input changed in the foreground window.
 	Effect *Effect `json:"effect,omitempty"`
+	// withhold marks typed text for the evidence (typedText); never on the wire.
+	withhold catalog.Withhold
 }
+
+// Withheld implements catalog.Withholder.
+func (r sendCommandResult) Withheld() catalog.Withhold { return r.withhold }
 
 func sendCommandTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[sendCommandArgs]{
@@ -49,9 +56,10 @@ func sendCommandTool(env *Env) *catalog.Tool {
 			if env.Commands == nil {
 				return nil, contract.Errorf(contract.CodeCommandDisabled, "raw commands are not available on this server")
 			}
+			typed := typedText(ctx, env, in.Command)
 			settle, err := in.duration()
 			if err != nil {
-				return nil, err
+				return nil, withholdFailure(err, in.Command, typed)
 			}
 			var obs *observer
 			if synthesizesInput(env.Commands.Table(), in.Command) {
@@ -65,9 +73,9 @@ func sendCommandTool(env *Env) *catalog.Tool {
 				if obs != nil {
 					obs.stop()
 				}
-				return nil, platformError(err)
+				return nil, withholdFailure(platformError(err), in.Command, typed)
 			}
-			out := sendCommandResult{Command: res.Command, Seq: res.Seq, Steps: res.Steps, Output: res.Output}
+			out := sendCommandResult{Command: res.Command, Seq: res.Seq, Steps: res.Steps, Output: res.Output, withhold: typed}
 			var warnings []contract.Warning
 			if obs != nil {
 				out.Effect, warnings = settled(ctx, obs, settle, fmt.Sprintf("send_command %q", clipCommand(in.Command)))
@@ -113,4 +121,43 @@ func clipCommand(line string) string {
 		return string(r[:40]) + "…"
 	}
 	return line
+}
+
+// passwordRole is the AT-SPI role of a password entry.
+const passwordRole = "password text"
+
+// typedText is the evidence note of a chars: command: its text is withheld always when the
+// focused element of the foreground window is a password field (read before typing, bounded,
+// so a hung application costs at most a second), else where the operator withholds all typed
+// text. Other commands carry no text in their arguments.
+func typedText(ctx context.Context, env *Env, line string) catalog.Withhold {
+	cmd, err := rawcmd.Parse(line)
+	if err != nil || cmd.Kind != rawcmd.KindChars {
+		return catalog.Withhold{}
+	}
+	// The command and its echo, and the focused field read back after typing.
+	w := catalog.Withhold{Fields: []string{"command", "effect.target.value", "effect.target.was.value"}}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if ws, err := env.Desktop.Windows(ctx); err == nil {
+		if fg := foregroundWindow(ws); fg.ProcessID > 0 {
+			if el, err := env.Desktop.Focused(ctx, fg.ProcessID); err == nil && strings.EqualFold(el.Node.Role, passwordRole) {
+				w.Reason = "password field"
+			}
+		}
+	}
+	return w
+}
+
+// withholdFailure keeps the note of a failed chars: command, whose arguments are recorded
+// too: the error carries the command, its text shown only by its length (the session keeps the
+// error as lastError), as its partial result for the recorder to find the note on.
+func withholdFailure(err error, line string, w catalog.Withhold) error {
+	var ce *contract.Error
+	if len(w.Fields) == 0 || !errors.As(err, &ce) || ce.PartialResult != nil {
+		return err
+	}
+	c := *ce
+	c.PartialResult = sendCommandResult{Command: clipCommand(line), withhold: w}
+	return &c
 }
