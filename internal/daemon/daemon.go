@@ -184,7 +184,8 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		mode = "private"
 	}
 	d.Evidence = evidence.New(evidence.Options{Root: dir, Sessions: d.Sessions, Probe: d.Desktop,
-		Version: BuildVersion(), Desktop: mode, Retention: cfg.Retention, Log: log})
+		Version: BuildVersion(), Desktop: mode, Retention: cfg.Retention, Log: log,
+		WithholdTypedText: cfg.Safety.WithholdTypedText})
 	d.Dispatcher.SetObserver(d.Evidence)
 	d.Commands.Start(dispatchTools{d.Dispatcher})
 	if d.Control, err = control.Listen(cfg.ControlSocket, log); err != nil {
