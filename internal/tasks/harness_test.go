@@ -75,7 +75,6 @@ func (k *desk) call(tool string, args map[string]any) contract.Envelope {
 // own registers a process to stop by PID when the test ends.
 func (k *desk) own(pid int) { k.procs.Own(pid) }
 
-
 func waitUntil(timeout time.Duration, cond func() bool) bool {
 	return suitedesk.WaitUntil(timeout, cond)
 }
