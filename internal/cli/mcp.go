@@ -56,13 +56,16 @@ presenting the bearer token from MCEC_TOKEN.`,
 func serveStdio(ctx context.Context, d *dispatch.Dispatcher, srv *mcp.Server, st *streams) error {
 	serveCtx, endServe := context.WithCancel(context.WithoutCancel(ctx))
 	defer endServe()
+	stdio := &transport.Stdio{In: st.in, Out: st.out}
 	defer context.AfterFunc(ctx, func() {
 		drain, cancel := context.WithTimeout(context.Background(), shutdownLimit)
 		defer cancel()
 		_ = d.Shutdown(drain)
+		// The calls have returned; their answers may still be on their way to the output.
+		stdio.WaitAnswered(drain)
 		endServe()
 	})()
-	return (&transport.Stdio{In: st.in, Out: st.out}).Serve(serveCtx, srv)
+	return stdio.Serve(serveCtx, srv)
 }
 
 // bridgeRun serves stdio for a remote mcec (transport.Bridge).

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,6 +32,32 @@ type Stdio struct {
 	Out io.Writer
 
 	stash *wireStash // set by Serve
+
+	mu   sync.Mutex
+	conn *stdioConn // the connection Connect made, for WaitAnswered
+}
+
+// WaitAnswered waits until every request read so far has had its response written, or ctx ends.
+// A shutdown calls it between ending the calls in flight and closing the connection, so their
+// answers reach the client.
+func (s *Stdio) WaitAnswered(ctx context.Context) {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c == nil {
+		return
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for len(c.slots) > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.done:
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // Serve runs srv on s until the client goes away or ctx ends. Unlike srv.Run(ctx, s), large
@@ -53,6 +80,9 @@ func (s *Stdio) Connect(context.Context) (mcp.Connection, error) {
 		slots:    make(chan struct{}, MaxInFlight),
 		inflight: map[any]bool{},
 	}
+	s.mu.Lock()
+	s.conn = c
+	s.mu.Unlock()
 	go c.readLoop(bufio.NewReaderSize(s.In, 64<<10))
 	return c, nil
 }
