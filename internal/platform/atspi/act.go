@@ -352,34 +352,28 @@ const maxMenuProbe = 4
 // menuOpen reports whether a menu's popup shows: GTK 3 menus have no expanded state, but their
 // items report showing only while the menu is open.
 func (c *Client) menuOpen(ctx context.Context, o *object) (bool, error) {
-	r := o.n.ref
-	call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetChildren")
-	if err != nil {
-		if f.fatal() {
-			return false, err
-		}
-		return false, staleErr(r, "its children cannot be read")
-	}
-	var kids []objRef
-	_ = call.Store(&kids)
-	for _, k := range kids[:min(len(kids), maxMenuProbe)] {
-		words, f, err := c.states(ctx, k)
-		if err != nil {
-			if f.fatal() {
-				return false, err
-			}
-			continue
-		}
-		if words.has(stateShowing) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return c.childShowing(ctx, o, maxMenuProbe, nil)
 }
 
 // comboOpen reports whether a combo box's popup shows: GTK's combo boxes have no expanded
 // state, but their popup (a menu or window child) reports showing while open.
 func (c *Client) comboOpen(ctx context.Context, o *object) (bool, error) {
+	return c.childShowing(ctx, o, -1, func(ctx context.Context, k objRef) (bool, error) {
+		role, _, err := c.kind(ctx, k)
+		if err != nil {
+			if errors.Is(err, platform.ErrElementStale) {
+				return false, nil
+			}
+			return false, err
+		}
+		name, _ := roleName(role)
+		return name == "menu" || name == "window" || name == "list" || name == "list box", nil
+	})
+}
+
+// childShowing reports whether one of o's first limit children (all when limit < 0) that keep
+// accepts (all when keep is nil) reports showing.
+func (c *Client) childShowing(ctx context.Context, o *object, limit int, keep func(context.Context, objRef) (bool, error)) (bool, error) {
 	r := o.n.ref
 	call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetChildren")
 	if err != nil {
@@ -390,16 +384,18 @@ func (c *Client) comboOpen(ctx context.Context, o *object) (bool, error) {
 	}
 	var kids []objRef
 	_ = call.Store(&kids)
+	if limit >= 0 {
+		kids = kids[:min(len(kids), limit)]
+	}
 	for _, k := range kids {
-		role, _, err := c.kind(ctx, k)
-		if err != nil {
-			if errors.Is(err, platform.ErrElementStale) {
+		if keep != nil {
+			ok, err := keep(ctx, k)
+			if err != nil {
+				return false, err
+			}
+			if !ok {
 				continue
 			}
-			return false, err
-		}
-		if name, _ := roleName(role); name != "menu" && name != "window" && name != "list" && name != "list box" {
-			continue
 		}
 		words, f, err := c.states(ctx, k)
 		if err != nil {
