@@ -271,6 +271,17 @@ type TreeLimits struct {
 // Cell is a table cell's position, 0-based.
 type Cell struct{ Row, Col int }
 
+// layoutRoles are container roles that only group or lay out their children.
+var layoutRoles = map[string]bool{
+	"panel": true, "filler": true, "section": true, "form": true, "grouping": true, "viewport": true,
+	"scroll pane": true, "layered pane": true, "root pane": true, "glass pane": true, "split pane": true,
+	"redundant object": true, "unknown": true, "html container": true,
+}
+
+// LayoutRole reports a role that only groups or lays out its children: unnamed, such a node costs
+// no depth (TreeLimits.MaxDepth) and the outline leaves it out.
+func LayoutRole(role string) bool { return layoutRoles[role] }
+
 // RawDepthCap is how many levels a walk descends at most for MaxDepth meaningful ones.
 func RawDepthCap(maxDepth int) int { return min(4*maxDepth+8, 256) }
 

@@ -195,7 +195,7 @@ func ancestry(root, target *platform.Node) []string {
 		switch {
 		case n.Name != "":
 			out = append(out, fmt.Sprintf("%s %q", n.Role, n.Name))
-		case !structural[n.Role]:
+		case !platform.LayoutRole(n.Role):
 			out = append(out, n.Role)
 		}
 	}

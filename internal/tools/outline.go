@@ -72,14 +72,7 @@ func writeOutline(b *strings.Builder, n *platform.Node, depth int, parentShowing
 
 // collapsible reports an unnamed layout wrapper with exactly one child and nothing of its own.
 func collapsible(n *platform.Node) bool {
-	return len(n.Children) == 1 && n.Name == "" && n.Value == nil && n.ChildCount == 0 && structural[n.Role]
-}
-
-// structural are roles that only group or lay out their children.
-var structural = map[string]bool{
-	"panel": true, "filler": true, "section": true, "grouping": true, "viewport": true, "scroll pane": true,
-	"layered pane": true, "root pane": true, "glass pane": true, "split pane": true, "redundant object": true,
-	"unknown": true, "html container": true, "form": true,
+	return len(n.Children) == 1 && n.Name == "" && n.Value == nil && n.ChildCount == 0 && platform.LayoutRole(n.Role)
 }
 
 // outlineLine is one node's line, without indentation; parentShowing: the node's parent is on

@@ -326,18 +326,11 @@ func (w *walker) truncatedBy() []string {
 // hasChildren reports an object that says it has children.
 func (n *node) hasChildren() bool { return n.info.childCount > 0 || len(n.info.children) > 0 }
 
-// structuralRoles are container roles that only group or lay out their children.
-var structuralRoles = map[string]bool{
-	"panel": true, "filler": true, "section": true, "form": true, "grouping": true, "viewport": true,
-	"scroll pane": true, "layered pane": true, "root pane": true, "glass pane": true, "split pane": true,
-	"redundant object": true, "unknown": true, "html container": true,
-}
-
 // depthCost is what n adds to its children's meaningful depth: nothing for an unnamed
 // structural container (toolkits nest those deeply: GTK's fillers, Chromium's panels above the
 // page), one level for everything else.
 func (n *node) depthCost() int {
-	if n.info != nil && n.info.name == "" && structuralRoles[n.role()] {
+	if n.info != nil && n.info.name == "" && platform.LayoutRole(n.role()) {
 		return 0
 	}
 	return 1
