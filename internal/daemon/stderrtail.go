@@ -96,7 +96,9 @@ type ExitWithStderr struct {
 	Stderr string // its last lines, joined with " | "
 }
 
-func (e *ExitWithStderr) Error() string { return e.Err.Error() + "; its last words on stderr: " + e.Stderr }
+func (e *ExitWithStderr) Error() string {
+	return e.Err.Error() + "; its last words on stderr: " + e.Stderr
+}
 func (e *ExitWithStderr) Unwrap() error { return e.Err }
 
 // LastStderr is how tools read the tail without importing the daemon.

@@ -2,8 +2,8 @@ package tools
 
 import (
 	"errors"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcec/mcec/contract"
