@@ -72,4 +72,3 @@ func TestConformance(t *testing.T) {
 		return platformtest.Harness{Desktop: d, Start: func(t *testing.T) platformtest.App { return newScene(d) }}
 	})
 }
-
