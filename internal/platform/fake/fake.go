@@ -23,6 +23,7 @@ import (
 	"image/color"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcec/mcec/internal/platform"
 )
@@ -32,6 +33,10 @@ type Options struct {
 	Width, Height int
 	// WindowManager is what WindowManager reports ("fake" when empty).
 	WindowManager string
+	// CallTimeout is how long a hung process (Hang) keeps a call waiting before it fails
+	// ErrAppNotResponding, as the AT-SPI backend's per-call timeout does (default 1 s); the
+	// caller's deadline ends the wait sooner.
+	CallTimeout time.Duration
 }
 
 // Desktop is the in-memory desktop. The zero value is not usable; call New.
@@ -62,6 +67,9 @@ func New(opts Options) *Desktop {
 	}
 	if opts.WindowManager == "" {
 		opts.WindowManager = "fake"
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = time.Second
 	}
 	return &Desktop{opts: opts, nodes: map[string]*node{}, focus: map[int]string{}, hung: map[int]bool{},
 		nextWin: 0x400000, treeWatch: map[int]map[chan struct{}]bool{}, winWatch: map[chan struct{}]bool{}}
@@ -160,8 +168,8 @@ func (d *Desktop) SetTitle(handle uint32, title string) {
 }
 
 // Hang makes process pid stop answering (true) or answer again (false): its tree, elements and
-// actions block until the caller's deadline and fail ErrAppNotResponding, as a busy application
-// does.
+// actions block for Options.CallTimeout (or until the caller's deadline) and fail
+// ErrAppNotResponding, as a busy application does.
 func (d *Desktop) Hang(pid int, hung bool) {
 	d.mu.Lock()
 	d.hung[pid] = hung
@@ -494,4 +502,20 @@ func (d *Desktop) treeChanged(pid int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	notify(d.treeWatch[pid])
+}
+
+// TreeWatches counts the WatchTree calls on process pid still running, and WindowWatches those
+// of WatchWindows: a test that changes the scene while a tool waits can first wait until the
+// tool watches, so the change is certainly seen as one.
+func (d *Desktop) TreeWatches(pid int) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.treeWatch[pid])
+}
+
+// WindowWatches counts the WatchWindows calls still running.
+func (d *Desktop) WindowWatches() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.winWatch)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcec/mcec/internal/platform"
 )
@@ -199,8 +200,14 @@ func (d *Desktop) answering(ctx context.Context, pid int) error {
 	if !d.hung[pid] {
 		return nil
 	}
+	wait := d.opts.CallTimeout
 	d.mu.Unlock()
-	<-ctx.Done()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-timer.C:
+	}
 	return fmt.Errorf("%w: process %d did not answer before the deadline", platform.ErrAppNotResponding, pid)
 }
 
