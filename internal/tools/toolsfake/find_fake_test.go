@@ -136,7 +136,7 @@ func TestWaitFor(t *testing.T) {
 		testdesk.WaitFor(t, 10*time.Second, "wait-for never watched the windows", func() bool { return a.Fake.WindowWatches() > 0 })
 		a.Fake.AddWindow(fake.WindowSpec{Title: "Settings", PID: pid, ProcessName: "form", TransientFor: a.win, Type: "dialog",
 			Bounds: platform.Rect{X: 150, Y: 150, Width: 200, Height: 100},
-			Root: &fake.Elem{Role: "dialog", Name: "Settings", Children: []*fake.Elem{{Role: "push button", Name: "Close", Bounds: rect(10, 10, 60, 24)}}}})
+			Root:   &fake.Elem{Role: "dialog", Name: "Settings", Children: []*fake.Elem{{Role: "push button", Name: "Close", Bounds: rect(10, 10, 60, 24)}}}})
 		var res findResult
 		env := receive(t, ch)
 		if err := env.DecodeResult(&res); err != nil || !env.OK() || !res.Found {
