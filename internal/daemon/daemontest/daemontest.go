@@ -32,7 +32,13 @@ type Daemon struct {
 // pass too. The daemon closes at the test's cleanup.
 func Start(t testing.TB, cfg daemon.Config) *Daemon {
 	t.Helper()
-	d := &Daemon{Fake: fake.New(fake.Options{}), Dir: t.TempDir(), t: t}
+	return StartWith(t, cfg, fake.Options{})
+}
+
+// StartWith is Start over a fake desktop made with opts.
+func StartWith(t testing.TB, cfg daemon.Config, opts fake.Options) *Daemon {
+	t.Helper()
+	d := &Daemon{Fake: fake.New(opts), Dir: t.TempDir(), t: t}
 	cfg.Desktop = d.Fake
 	if cfg.SessionsDir == "" {
 		cfg.SessionsDir = filepath.Join(d.Dir, "sessions")

@@ -47,7 +47,8 @@ type Desktop struct {
 	windows  []*window // stacking order, bottom to top
 	nodes    map[string]*node
 	focus    map[int]string // pid -> the ref with keyboard focus
-	hung     map[int]bool
+	hung     map[int]chan struct{} // closed when the process answers again
+	stalled  map[int]int           // calls waiting on a hung process
 	nextWin  uint32
 	nextRef  int
 	clip     string
@@ -71,7 +72,7 @@ func New(opts Options) *Desktop {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = time.Second
 	}
-	return &Desktop{opts: opts, nodes: map[string]*node{}, focus: map[int]string{}, hung: map[int]bool{},
+	return &Desktop{opts: opts, nodes: map[string]*node{}, focus: map[int]string{}, hung: map[int]chan struct{}{}, stalled: map[int]int{},
 		nextWin: 0x400000, treeWatch: map[int]map[chan struct{}]bool{}, winWatch: map[chan struct{}]bool{}}
 }
 
@@ -167,13 +168,20 @@ func (d *Desktop) SetTitle(handle uint32, title string) {
 	d.windowsChanged()
 }
 
-// Hang makes process pid stop answering (true) or answer again (false): its tree, elements and
-// actions block for Options.CallTimeout (or until the caller's deadline) and fail
-// ErrAppNotResponding, as a busy application does.
+// Hang makes process pid stop answering (true) or answer again (false), as a busy application
+// does: its tree, elements and actions wait until it answers again (then they proceed), or fail
+// ErrAppNotResponding after Options.CallTimeout or at the caller's deadline.
 func (d *Desktop) Hang(pid int, hung bool) {
 	d.mu.Lock()
-	d.hung[pid] = hung
-	d.mu.Unlock()
+	defer d.mu.Unlock()
+	ch, was := d.hung[pid]
+	switch {
+	case hung && !was:
+		d.hung[pid] = make(chan struct{})
+	case !hung && was:
+		close(ch)
+		delete(d.hung, pid)
+	}
 }
 
 // win finds a window by handle; d.mu held.
@@ -407,7 +415,7 @@ func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
 			continue
 		}
 		a := platform.App{PID: w.ProcessID, Name: w.ProcessName, Toolkit: "fake", ToolkitVersion: "1"}
-		if d.hung[w.ProcessID] {
+		if _, hung := d.hung[w.ProcessID]; hung {
 			a.Err = fmt.Errorf("%w: pid %d", platform.ErrAppNotResponding, w.ProcessID)
 		}
 		out = append(out, a)
@@ -518,4 +526,11 @@ func (d *Desktop) WindowWatches() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.winWatch)
+}
+
+// Stalled counts the calls waiting on hung process pid (Hang).
+func (d *Desktop) Stalled(pid int) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.stalled[pid]
 }

@@ -189,26 +189,39 @@ func (d *Desktop) lookup(ctx context.Context, ref string) (*node, error) {
 	return n, nil
 }
 
-// answering locks d.mu and checks the desktop and process pid: a hung process blocks until ctx
-// ends. On error d.mu is released.
+// answering locks d.mu and checks the desktop and process pid. A hung process's call waits
+// until it answers again (and then proceeds), or fails after CallTimeout or when ctx ends. On
+// error d.mu is released.
 func (d *Desktop) answering(ctx context.Context, pid int) error {
 	d.mu.Lock()
 	if err := d.check(ctx); err != nil {
 		d.mu.Unlock()
 		return err
 	}
-	if !d.hung[pid] {
+	answered, hung := d.hung[pid]
+	if !hung {
 		return nil
 	}
 	wait := d.opts.CallTimeout
+	d.stalled[pid]++
 	d.mu.Unlock()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
+	var err error
 	select {
+	case <-answered:
 	case <-ctx.Done():
+		err = fmt.Errorf("%w: process %d did not answer before the deadline", platform.ErrAppNotResponding, pid)
 	case <-timer.C:
+		err = fmt.Errorf("%w: process %d did not answer within %v", platform.ErrAppNotResponding, pid, wait)
 	}
-	return fmt.Errorf("%w: process %d did not answer before the deadline", platform.ErrAppNotResponding, pid)
+	d.mu.Lock()
+	d.stalled[pid]--
+	d.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return d.answering(ctx, pid) // it answers again (or hangs anew)
 }
 
 func refPID(ref string) (int, error) {
