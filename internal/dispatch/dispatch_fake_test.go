@@ -23,7 +23,7 @@ func TestHungApplicationHoldsOnlyItsCall(t *testing.T) {
 	for i, pid := range []int{busy, idle} {
 		d.Fake.AddWindow(fake.WindowSpec{Title: "App", ProcessName: "app", PID: pid,
 			Bounds: platform.Rect{X: 10 + 300*i, Y: 10, Width: 250, Height: 200},
-			Root: &fake.Elem{Role: "frame", Name: "App", Children: []*fake.Elem{{Role: "push button", Name: "OK"}}}})
+			Root:   &fake.Elem{Role: "frame", Name: "App", Children: []*fake.Elem{{Role: "push button", Name: "OK"}}}})
 	}
 	d.Fake.Hang(busy, true)
 	stuck := make(chan contract.Envelope, 1)

@@ -46,7 +46,7 @@ type Desktop struct {
 	closed   bool
 	windows  []*window // stacking order, bottom to top
 	nodes    map[string]*node
-	focus    map[int]string // pid -> the ref with keyboard focus
+	focus    map[int]string        // pid -> the ref with keyboard focus
 	hung     map[int]chan struct{} // closed when the process answers again
 	stalled  map[int]int           // calls waiting on a hung process
 	nextWin  uint32
