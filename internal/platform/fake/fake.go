@@ -411,7 +411,7 @@ func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
 	}
 	var out []platform.App
 	for _, w := range d.windows {
-		if w.root == "" || slices.ContainsFunc(out, func(a platform.App) bool { return a.PID == w.ProcessID }) {
+		if d.nodes[w.root] == nil || slices.ContainsFunc(out, func(a platform.App) bool { return a.PID == w.ProcessID }) {
 			continue
 		}
 		a := platform.App{PID: w.ProcessID, Name: w.ProcessName, Toolkit: "fake", ToolkitVersion: "1"}

@@ -245,10 +245,11 @@ func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.T
 	if x == nil {
 		return platform.Tree{}, fmt.Errorf("%w: handle %d", platform.ErrWindowClosed, w.Handle)
 	}
-	if x.root == "" {
+	root := d.nodes[x.root]
+	if root == nil { // none from the start, or the test removed the frame
 		return platform.Tree{}, fmt.Errorf("%w: window %d (%s)", platform.ErrNoAccessibleTree, x.Handle, x.ProcessName)
 	}
-	return d.walk(d.nodes[x.root], limits), nil
+	return d.walk(root, limits), nil
 }
 
 // Subtree walks from the object ref.
@@ -497,7 +498,7 @@ func (d *Desktop) Ref(handle uint32, name string) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	w := d.win(handle)
-	if w == nil || w.root == "" {
+	if w == nil || d.nodes[w.root] == nil {
 		return ""
 	}
 	var find func(ref string) string
@@ -543,7 +544,7 @@ func (d *Desktop) hit(w *window, p platform.Point) *node {
 			visit(c)
 		}
 	}
-	if w.root != "" {
+	if d.nodes[w.root] != nil {
 		visit(w.root)
 	}
 	return best

@@ -187,3 +187,21 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("held %v after concurrent clicks", held)
 	}
 }
+
+// A window whose frame the application destroyed has no tree (and nothing to hit or find).
+func TestFrameRemoved(t *testing.T) {
+	d, h := checkScene(t, fake.Options{})
+	if err := d.Remove(d.Ref(h, "W")); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := d.Window(bg(), h)
+	if _, err := d.Tree(bg(), w, platform.TreeLimits{MaxDepth: 5}); !errors.Is(err, platform.ErrNoAccessibleTree) {
+		t.Errorf("Tree without a frame: %v", err)
+	}
+	if d.Ref(h, "C") != "" {
+		t.Error("Ref found an object of the removed frame")
+	}
+	if err := d.Input().Click(bg(), platform.Point{X: 25, Y: 25}, platform.ButtonLeft, 1); err != nil {
+		t.Errorf("click on a window without a tree: %v", err)
+	}
+}
