@@ -443,6 +443,12 @@ func testTreeEvents(t *testing.T, s *suite) {
 		_, err := s.d.Element(s.ctx(), extra)
 		return errors.Is(err, platform.ErrElementStale)
 	})
+	if _, err := s.d.Act(s.ctx(), extra, platform.ActInvoke, ""); !errors.Is(err, platform.ErrElementStale) {
+		t.Errorf("invoke a removed button: %v, want ErrElementStale", err)
+	}
+	if _, err := s.d.Subtree(s.ctx(), extra, all); !errors.Is(err, platform.ErrElementStale) {
+		t.Errorf("Subtree of a removed button: %v, want ErrElementStale", err)
+	}
 
 	cancel()
 	closed := time.NewTimer(s.h.Timeout)
