@@ -20,15 +20,14 @@ import (
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
-// editor is the scene's one window.
-var editor uint32
-
+// start runs a daemon with the gates s over a fake desktop showing one editor window, whose
+// text field has the focus.
 func start(t *testing.T, s safety.Settings) (*daemontest.Daemon, *testdesk.LogBuffer) {
 	t.Helper()
 	logs := &testdesk.LogBuffer{}
 	d := daemontest.Start(t, daemon.Config{Safety: s, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	text := ""
-	editor = d.Fake.AddWindow(fake.WindowSpec{Title: "Editor", ProcessName: "editor", PID: 5000001, Bounds: platform.Rect{X: 0, Y: 0, Width: 400, Height: 300},
+	d.Fake.AddWindow(fake.WindowSpec{Title: "Editor", ProcessName: "editor", PID: 5000001, Bounds: platform.Rect{X: 0, Y: 0, Width: 400, Height: 300},
 		Root: &fake.Elem{Role: "frame", Name: "Editor", Children: []*fake.Elem{
 			{Role: "text", Name: "Body", Bounds: &platform.Rect{X: 10, Y: 10, Width: 300, Height: 200}, Value: &text, States: []string{"focusable", "editable", "focused"}},
 		}}})
@@ -91,7 +90,8 @@ func TestStopIsFirstInTheChain(t *testing.T) {
 	if env := call(t, d, "send_command", map[string]any{"command": "chars:abc"}); !env.OK() {
 		t.Fatalf("chars:abc: %+v", env.Err())
 	}
-	body := d.Fake.Ref(editor, "Body")
+	ws, _ := d.Fake.Windows(t.Context())
+	body := d.Fake.Ref(ws[0].Handle, "Body")
 	if n, _ := d.Fake.Node(body); n.Value == nil || *n.Value != "abc" {
 		t.Fatalf("the text field reads %v after chars:abc", n.Value)
 	}
