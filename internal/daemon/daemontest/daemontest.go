@@ -1,7 +1,8 @@
 // Package daemontest runs the whole daemon — catalog, dispatcher, gates, emergency stop,
 // consent, evidence — over an in-memory desktop (internal/platform/fake), for fast,
-// deterministic tests of tools, dispatch, evidence and safety without an X server. It owns
-// only that wiring and the call helpers; the scenes are the tests' own.
+// deterministic tests of tools, dispatch, evidence and safety without an X server; Bare is the
+// catalog and dispatcher alone, for testing/synctest bubbles. It owns only that wiring and the
+// call helpers; the scenes are the tests' own.
 package daemontest
 
 import (
@@ -13,8 +14,13 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform/fake"
+	"github.com/mcec/mcec/internal/session"
+	"github.com/mcec/mcec/internal/tools"
 )
 
 // Daemon is a daemon serving a fake desktop.
@@ -101,4 +107,43 @@ func (d *Daemon) OK(t testing.TB, tool string, args any, result any) contract.En
 		}
 	}
 	return env
+}
+
+// Bare is the tool catalog and the dispatcher over a fake desktop, without the rest of the
+// daemon: no gates, no emergency stop, no sockets and no goroutines of its own, so it can live
+// inside a testing/synctest bubble, where the tools' timers (settling, waiting, deadlines) run on
+// the bubble's fake clock.
+type Bare struct {
+	Fake       *fake.Desktop
+	Sessions   *session.Store
+	Dispatcher *dispatch.Dispatcher
+	// Root is the sessions directory.
+	Root string
+}
+
+// NewBare assembles tools and a dispatcher over a new fake desktop made with opts; the fake
+// closes at the test's cleanup.
+func NewBare(t testing.TB, opts fake.Options) *Bare {
+	t.Helper()
+	b := &Bare{Fake: fake.New(opts), Root: t.TempDir()}
+	b.Sessions = session.NewStore(session.Options{Root: b.Root})
+	cat := catalog.New()
+	tools.Register(cat, &tools.Env{Desktop: b.Fake, Sessions: b.Sessions, Gate: inputgate.New()})
+	b.Dispatcher = dispatch.New(cat, b.Sessions, nil)
+	t.Cleanup(func() { _ = b.Fake.Close() })
+	return b
+}
+
+// Call runs one tool and returns its envelope, checked against the contract's JSON Schema.
+func (b *Bare) Call(t testing.TB, tool string, args any) contract.Envelope {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Dispatcher.Call(context.Background(), tool, raw)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return contracttest.Check(t, contracttest.CheckEnvelope(t, out.Envelope))
 }

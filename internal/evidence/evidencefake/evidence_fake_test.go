@@ -1,8 +1,6 @@
 package evidencefake_test
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,58 +9,36 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract"
-	"github.com/mcec/mcec/contract/contracttest"
-	"github.com/mcec/mcec/internal/catalog"
-	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/daemon/daemontest"
 	"github.com/mcec/mcec/internal/evidence"
-	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/fake"
-	"github.com/mcec/mcec/internal/session"
-	"github.com/mcec/mcec/internal/tools"
 )
 
 // rig is the tools on a fake desktop behind a dispatcher whose observer is the recorder: the
 // daemon's evidence path without the daemon's sockets (which a synctest bubble cannot hold).
 type rig struct {
-	root string
-	disp *dispatch.Dispatcher
-	rec  *evidence.Recorder
+	*daemontest.Bare
+	rec *evidence.Recorder
 }
 
 func newRig(t *testing.T) *rig {
-	d := fake.New(fake.Options{})
-	d.AddWindow(fake.WindowSpec{Title: "Notes", ProcessName: "notes", PID: 5000001, Bounds: platform.Rect{X: 10, Y: 10, Width: 300, Height: 200},
+	r := &rig{Bare: daemontest.NewBare(t, fake.Options{})}
+	r.Fake.AddWindow(fake.WindowSpec{Title: "Notes", ProcessName: "notes", PID: 5000001, Bounds: platform.Rect{X: 10, Y: 10, Width: 300, Height: 200},
 		Root: &fake.Elem{Role: "frame", Name: "Notes"}})
-	r := &rig{root: t.TempDir()}
-	store := session.NewStore(session.Options{Root: r.root})
-	cat := catalog.New()
-	tools.Register(cat, &tools.Env{Desktop: d, Sessions: store, Gate: inputgate.New()})
-	r.disp = dispatch.New(cat, store, nil)
-	r.rec = evidence.New(evidence.Options{Root: r.root, Sessions: store, Probe: d, Version: "test", Desktop: "fake"})
-	r.disp.SetObserver(r.rec)
-	t.Cleanup(func() {
-		_ = r.rec.Close()
-		_ = d.Close()
-	})
+	r.rec = evidence.New(evidence.Options{Root: r.Root, Sessions: r.Sessions, Probe: r.Fake, Version: "test", Desktop: "fake"})
+	r.Dispatcher.SetObserver(r.rec)
+	t.Cleanup(func() { _ = r.rec.Close() })
 	return r
 }
 
 // call runs a tool and returns its schema-checked envelope.
-func (r *rig) call(t *testing.T, tool string, args any) contract.Envelope {
-	t.Helper()
-	raw, _ := json.Marshal(args)
-	out, err := r.disp.Call(context.Background(), tool, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return contracttest.Check(t, contracttest.CheckEnvelope(t, out.Envelope))
-}
+func (r *rig) call(t *testing.T, tool string, args any) contract.Envelope { return r.Call(t, tool, args) }
 
 // session reads the session's directory as bundle --verify does.
 func (r *rig) session(t *testing.T, id string) *evidence.Bundle {
 	t.Helper()
-	dir, err := evidence.Locate(r.root, id)
+	dir, err := evidence.Locate(r.Root, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +107,7 @@ func TestFailureRecorded(t *testing.T) {
 		if !strings.Contains(string(b.Trace), `"code":"window-not-found"`) {
 			t.Errorf("the trace misses the failure's code:\n%s", b.Trace)
 		}
-		dir, _ := evidence.Locate(r.root, env.SessionID())
+		dir, _ := evidence.Locate(r.Root, env.SessionID())
 		summary, err := os.ReadFile(filepath.Join(dir, evidence.SummaryFile))
 		if err != nil || !strings.Contains(string(summary), "window-not-found") {
 			t.Errorf("failure summary (%v):\n%s", err, summary)
