@@ -33,7 +33,9 @@ func newRig(t *testing.T) *rig {
 }
 
 // call runs a tool and returns its schema-checked envelope.
-func (r *rig) call(t *testing.T, tool string, args any) contract.Envelope { return r.Call(t, tool, args) }
+func (r *rig) call(t *testing.T, tool string, args any) contract.Envelope {
+	return r.Call(t, tool, args)
+}
 
 // session reads the session's directory as bundle --verify does.
 func (r *rig) session(t *testing.T, id string) *evidence.Bundle {
