@@ -60,6 +60,7 @@ func newScene(d *fake.Desktop) *scene {
 					}},
 				{Role: "check box", Name: platformtest.CheckBox, Bounds: &platform.Rect{X: 10, Y: 70, Width: 80, Height: 20}, States: []string{"focusable"}},
 				{Role: "text", Bounds: &platform.Rect{X: 10, Y: 100, Width: 200, Height: 24}, Value: &text, States: []string{"focusable", "editable"}},
+				{Role: "panel", Hidden: true, Children: []*fake.Elem{{Role: "label", Name: platformtest.Hidden, Hidden: true}}},
 			}},
 		}}})
 	return a

@@ -26,7 +26,8 @@ import (
 //   - a label named LabelIdle, renamed LabelClicked(n) each time the button is activated,
 //   - a push button named Button,
 //   - a check box named CheckBox, unchecked,
-//   - an editable, focusable text field (role "text") whose value is EntryText.
+//   - an editable, focusable text field (role "text") whose value is EntryText,
+//   - a container that is not showing, holding a label named Hidden.
 //
 // App.Do("add") shows a push button named Extra in the frame, "remove" destroys it; "dialog"
 // opens a second window titled DialogTitle (transient for the first), "close" closes it.
@@ -37,6 +38,7 @@ const (
 	CheckBox    = "Option"
 	EntryText   = "hello"
 	Extra       = "Extra"
+	Hidden      = "Hidden"
 	LabelIdle   = "Clicks: 0"
 )
 
@@ -294,6 +296,13 @@ func testTreeLimits(t *testing.T, s *suite) {
 	shallow := s.tree(platform.TreeLimits{MaxDepth: 0, MaxNodes: 10000})
 	if shallow.NodeCount >= whole.NodeCount || !slices.Contains(shallow.TruncatedBy, platform.LimitMaxDepth) {
 		t.Errorf("MaxDepth 0: %d of %d nodes, truncated by %v; want fewer, cut by %s", shallow.NodeCount, whole.NodeCount, shallow.TruncatedBy, platform.LimitMaxDepth)
+	}
+	// A search for what is on screen skips what is below objects that do not show.
+	if h := find(whole.Root, "label", Hidden); h == nil || h.States["showing"] {
+		t.Errorf("the hidden label: %+v, want it in a whole walk, not showing", h)
+	}
+	if h := find(s.tree(platform.TreeLimits{MaxDepth: 64, MaxNodes: 10000, ShowingOnly: true}).Root, "label", Hidden); h != nil {
+		t.Errorf("a ShowingOnly walk went below a container that does not show: %+v", h)
 	}
 	lean := s.tree(platform.TreeLimits{MaxDepth: 64, MaxNodes: 10000, Lean: true})
 	b := find(lean.Root, "push button", Button)

@@ -2,7 +2,8 @@
 """platformtest's scene as a GTK 3 application (Debian python3-gi, gir1.2-gtk-3.0).
 
 A window "mcec conformance" with a label "Clicks: 0" that counts activations of the button
-"Count", a check box "Option" and a text field reading "hello". Commands on stdin (one per line,
+"Count", a check box "Option", a text field reading "hello" and a hidden box holding a label
+"Hidden". Commands on stdin (one per line,
 each acknowledged with "ok <command>" on stdout): add / remove a button "Extra", dialog / close a
 window "mcec conformance dialog" transient for the first.
 """
@@ -34,9 +35,13 @@ box.pack_start(Gtk.CheckButton(label="Option"), False, False, 0)
 entry = Gtk.Entry()
 entry.set_text("hello")
 box.pack_start(entry, False, False, 0)
+hidden = Gtk.Box()
+hidden.add(Gtk.Label(label="Hidden"))
+box.pack_start(hidden, False, False, 0)
 win.add(box)
 win.connect("destroy", Gtk.main_quit)
 win.show_all()
+hidden.hide()  # a page not shown: its label is in the tree, not showing
 extra = None
 dialog = None
 
