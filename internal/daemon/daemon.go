@@ -71,6 +71,10 @@ type Config struct {
 	// NoConsentDialog keeps consent questions off an attached display (only `mcec consent`
 	// answers), e.g. when nobody watches that display.
 	NoConsentDialog bool
+	// Desktop, when set, is the backend to serve instead of a real desktop (tests run the
+	// whole daemon over internal/platform/fake): no desktop is started or attached, and
+	// nothing opens a display (no consent dialog, no hotkey listener). The daemon closes it.
+	Desktop platform.Desktop
 }
 
 // Daemon is a running mcec core, shared by every transport.
@@ -133,7 +137,11 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}()
 
 	display, bus := os.Getenv("DISPLAY"), os.Getenv("DBUS_SESSION_BUS_ADDRESS")
-	if cfg.Headless || display == "" {
+	switch {
+	case cfg.Desktop != nil:
+		display = "" // nothing of the daemon's own may open one
+		log.Info("serving a given desktop backend")
+	case cfg.Headless || display == "":
 		opts := cfg.Screen
 		opts.Logger = log
 		d.Private, err = headless.Start(ctx, opts)
@@ -142,13 +150,14 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		}
 		display, bus, d.env = d.Private.Display(), d.Private.DBusAddress(), d.Private.Env()
 		log.Info("private desktop started", "display", display)
-	} else {
+	default:
 		log.Info("attached to the existing desktop", "display", display)
 	}
 
-	d.Desktop, err = linux.Open(ctx, linux.Config{Display: display, DBusAddress: bus, Logger: log})
-	if err != nil {
-		return nil, err
+	if d.Desktop = cfg.Desktop; d.Desktop == nil {
+		if d.Desktop, err = linux.Open(ctx, linux.Config{Display: display, DBusAddress: bus, Logger: log}); err != nil {
+			return nil, err
+		}
 	}
 	dir := cfg.SessionsDir
 	if dir == "" {

@@ -1,56 +1,241 @@
 package daemon
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestImportGraph keeps the layering of docs/design.md: imports point one way, and only the
-// composition root (this package) and the CLI assemble everything.
-func TestImportGraph(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, "github.com/mcec/mcec/...").Output()
+// The layering of docs/design.md, checked on every package's transitive dependencies (what a
+// package reaches through others counts as much as what it imports): imports point one way,
+// and only the composition root (this package) and the CLI assemble everything.
+
+const module = "github.com/mcec/mcec/"
+
+// pkgInfo is one package of the module as go list sees it (non-test files only).
+type pkgInfo struct {
+	rel   string   // path inside the module
+	dir   string   // directory on disk
+	files []string // non-test Go files
+	deps  []string // module packages it depends on, transitively, relative paths
+}
+
+func listPackages(t *testing.T) []pkgInfo {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{.Dir}}|{{join .GoFiles ","}}|{{join .Deps " "}}`, module+"...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	const mod = "github.com/mcec/mcec/"
-	// forbidden[pkg] lists the prefixes pkg must not import.
-	forbidden := map[string][]string{
-		"contract":           {"internal/"},
-		"internal/platform":  {"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/session", "internal/daemon", "internal/cli"},
-		"internal/catalog":   {"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},
-		"internal/dispatch":  {"internal/tools", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},
-		"internal/transport": {"internal/tools", "internal/platform", "internal/daemon", "internal/cli"},
-		"internal/tools":     {"internal/dispatch", "internal/transport", "internal/daemon", "internal/cli", "internal/platform/"},
-		"internal/session":   {"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},
-		"internal/headless":  {"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},
-		"internal/imaging":   {"internal/"},
-		"internal/a11yenv":   {"internal/"},
-		"internal/control":   {"internal/"},
-		"internal/consent":   {"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"},
-		"internal/safety":    {"internal/tools", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"},
-		"internal/evidence":  {"internal/tools", "internal/transport", "internal/platform/", "internal/daemon", "internal/cli"},
-		"internal/recorder":  {"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"},
-		"internal/ocr":       {"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"},
-	}
+	var pkgs []pkgInfo
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		pkg, imports, _ := strings.Cut(line, ":")
-		rel := strings.TrimPrefix(pkg, mod)
-		for owner, bans := range forbidden {
-			if rel != owner && !strings.HasPrefix(rel, owner+"/") {
-				continue
+		f := strings.SplitN(line, "|", 4)
+		p := pkgInfo{rel: strings.TrimPrefix(f[0], module), dir: f[1]}
+		if f[2] != "" {
+			p.files = strings.Split(f[2], ",")
+		}
+		for _, d := range strings.Fields(f[3]) {
+			if rel, ok := strings.CutPrefix(d, module); ok {
+				p.deps = append(p.deps, rel)
 			}
-			for _, imp := range strings.Fields(imports) {
-				irel, ok := strings.CutPrefix(imp, mod)
-				if !ok {
-					continue
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// rule is a package's place in the layering. It applies to the package it is keyed by and to
+// its subpackages that have no rule of their own.
+type rule struct {
+	// bans are module path prefixes the package must not depend on ("internal/platform/" is
+	// the backends below the interface, "internal/platform" the interface too).
+	bans []string
+	// only, when set, lists every module package it may depend on (exact paths).
+	only []string
+}
+
+// Product layers.
+var (
+	toolsUp    = []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/daemon", "internal/cli"}
+	backends   = "internal/platform/" // x11, atspi, linux, fake: only the composition root picks one
+	everything = []string{"internal/"}
+)
+
+// rules holds one entry for every package (or tree of packages): a package that none covers
+// fails the test, so a new package cannot join without a decision about its place.
+var rules = map[string]rule{
+	"cmd":                            {},
+	"contract":                       {bans: everything},
+	"internal/cli":                   {},
+	"internal/daemon":                {bans: []string{"internal/cli"}},
+	"internal/transport":             {bans: []string{"internal/tools", "internal/platform", "internal/daemon", "internal/cli"}},
+	"internal/dispatch":              {bans: []string{"internal/tools", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
+	"internal/catalog":               {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
+	"internal/tools":                 {bans: append([]string{backends}, toolsUp[1:]...)},
+	"internal/session":               {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
+	"internal/evidence":              {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
+	"internal/safety":                {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
+	"internal/consent":               {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
+	"internal/estop":                 {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"}},
+	"internal/inputgate":             {bans: everything},
+	"internal/rawcmd":                {only: []string{"contract", "internal/inputgate", "internal/platform"}},
+	"internal/provision":             {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
+	"internal/recorder":              {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
+	"internal/ocr":                   {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
+	"internal/doctor":                {bans: append([]string{"internal/catalog", "internal/session"}, toolsUp...)},
+	"internal/platform":              {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/session", "internal/daemon", "internal/cli"}},
+	"internal/platform/fake":         {only: []string{"internal/platform"}},
+	"internal/platform/platformtest": {only: []string{"internal/platform"}},
+	"internal/headless":              {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
+	"internal/imaging":               {bans: everything},
+	"internal/a11yenv":               {bans: everything},
+	"internal/control":               {bans: everything},
+	"internal/agentguide":            {bans: everything},
+	"internal/atomicfile":            {bans: everything},
+	"internal/procgroup":             {bans: everything},
+	"internal/memtrim":               {bans: everything},
+	"internal/framepool":             {only: []string{"internal/memtrim"}},
+	"internal/xgbext":                {bans: everything},
+	"internal/xgbquiet":              {bans: everything},
+	"internal/xinput2":               {bans: everything},
+	"internal/ownwindow":             {bans: everything},
+	// Test fixtures, test suites and developer tooling: anything may be below them, and the
+	// product may not depend on them (fixtures below).
+	"internal/testdesk":  {},
+	"internal/suitedesk": {},
+	"internal/reach":     {},
+	"internal/tasks":     {},
+	"internal/bench":     {},
+}
+
+// fixtures are test fixtures and developer tooling, which the shipped binary must not contain.
+var fixtures = []string{"contract/contracttest", "internal/testdesk", "internal/suitedesk", "internal/reach", "internal/tasks",
+	"internal/bench", "internal/platform/fake", "internal/platform/platformtest", "internal/daemon/daemontest"}
+
+// ruleFor is the most specific rule covering rel.
+func ruleFor(rel string) (string, rule, bool) {
+	best := ""
+	for k := range rules {
+		if (rel == k || strings.HasPrefix(rel, k+"/")) && len(k) > len(best) {
+			best = k
+		}
+	}
+	r, ok := rules[best]
+	return best, r, ok
+}
+
+func TestImportGraph(t *testing.T) {
+	for _, p := range listPackages(t) {
+		owner, r, ok := ruleFor(p.rel)
+		if !ok {
+			t.Errorf("%s has no place in the layering: give it a rule in internal/daemon/deps_test.go", p.rel)
+			continue
+		}
+		for _, dep := range p.deps {
+			for _, ban := range r.bans {
+				if strings.HasPrefix(dep, ban) && !strings.HasPrefix(dep, owner+"/") {
+					t.Errorf("%s depends on %s (layering forbids %s → %s)", p.rel, dep, owner, ban)
 				}
-				for _, ban := range bans {
-					if strings.HasPrefix(irel, ban) {
-						t.Errorf("%s imports %s (layering forbids %s → %s)", rel, irel, owner, ban)
+			}
+			if r.only != nil && !slices.Contains(r.only, dep) {
+				t.Errorf("%s depends on %s; %s may depend only on %s", p.rel, dep, owner, strings.Join(r.only, ", "))
+			}
+		}
+		if p.rel == "cmd/mcec" {
+			for _, dep := range p.deps {
+				if slices.Contains(fixtures, dep) {
+					t.Errorf("the mcec binary contains %s, a test fixture or developer tool", dep)
+				}
+			}
+		}
+	}
+}
+
+// The raw command engine reaches the hands only through the platform interface under the
+// input gate: its allowed dependencies (rules above) hold no backend and no X client, so input
+// it synthesizes is the platform's, and the gate is among them. This checks the gate is used.
+func TestRawCommandsHoldTheGate(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if p.rel != "internal/rawcmd" {
+			continue
+		}
+		if !slices.Contains(p.deps, "internal/inputgate") {
+			t.Errorf("internal/rawcmd does not use internal/inputgate: its input bypasses the gate")
+		}
+		return
+	}
+	t.Fatal("no internal/rawcmd package")
+}
+
+// transports are the packages that may serve a network protocol and start the TCP line server.
+var transports = []string{"internal/transport", "internal/cli"}
+
+// lineServerHome is where the raw-command TCP line server lives until it moves beside the other
+// transports (issue 18, point 4): its one TCP listener is allowed there.
+const lineServerHome = "internal/rawcmd/server.go"
+
+// developerTools may listen on TCP for their own measurements.
+var developerTools = []string{"internal/bench"}
+
+func isUnder(rel string, roots []string) bool {
+	return slices.ContainsFunc(roots, func(r string) bool { return rel == r || strings.HasPrefix(rel, r+"/") })
+}
+
+// Only transports start the TCP line server (rawcmd.Listen, rawcmd.Server) and only they open
+// TCP listeners at all: the agent surface is served where the transports' gates are.
+func TestOnlyTransportsServe(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, p := range listPackages(t) {
+		for _, name := range p.files {
+			path := filepath.Join(p.dir, name)
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]string{} // local name → import path
+			for _, imp := range f.Imports {
+				ip, _ := strconv.Unquote(imp.Path.Value)
+				local := ip[strings.LastIndex(ip, "/")+1:]
+				if imp.Name != nil {
+					local = imp.Name.Name
+				}
+				names[local] = ip
+			}
+			rel := p.rel + "/" + name
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SelectorExpr:
+					x, ok := n.X.(*ast.Ident)
+					if !ok || names[x.Name] != module+"internal/rawcmd" {
+						return true
+					}
+					switch n.Sel.Name {
+					case "Listen", "Server", "ServerOptions":
+						if !isUnder(p.rel, transports) {
+							t.Errorf("%s: %s uses the TCP line server (rawcmd.%s); only transports (%s) may", fset.Position(n.Pos()), rel, n.Sel.Name, strings.Join(transports, ", "))
+						}
+					}
+				case *ast.CallExpr:
+					sel, ok := n.Fun.(*ast.SelectorExpr)
+					if !ok || len(n.Args) == 0 {
+						return true
+					}
+					x, ok := sel.X.(*ast.Ident)
+					if !ok || names[x.Name] != "net" || (sel.Sel.Name != "Listen" && sel.Sel.Name != "ListenTCP") {
+						return true
+					}
+					if lit, ok := n.Args[0].(*ast.BasicLit); ok && strings.HasPrefix(lit.Value, `"tcp`) &&
+						!isUnder(p.rel, transports) && rel != lineServerHome && !isUnder(p.rel, developerTools) {
+						t.Errorf("%s: a TCP listener outside the transports", fset.Position(n.Pos()))
 					}
 				}
-			}
+				return true
+			})
 		}
 	}
 }

@@ -71,6 +71,10 @@ func (d *Daemon) wireEmergencyStop(ctx context.Context, cfg safety.EmergencyStop
 		}
 		return StopAnswer{Status: d.Stop.Status()}, nil
 	})
+	if display == "" { // a given backend (Config.Desktop): no display to listen on
+		d.Stop.SetHotkey(hk.String(), "no X display: the backend was given, not a desktop")
+		return nil
+	}
 	if cfg.HotkeyDisabled {
 		d.Stop.SetHotkey(hk.String(), "the hotkey is disabled in config.toml ([emergency_stop] enabled = false)")
 		return nil

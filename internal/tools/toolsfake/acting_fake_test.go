@@ -1,0 +1,92 @@
+package toolsfake_test
+
+import (
+	"testing"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/fake"
+	"github.com/mcec/mcec/internal/tools"
+)
+
+type actResult struct {
+	Effect *tools.Effect `json:"effect"`
+}
+
+// A pixel click on the button reaches it (the fake records the click where it was asked) and
+// reports the label's change; a click on bare window reports nothing and warns.
+func TestClickEffects(t *testing.T) {
+	a := newApp(t)
+	var res actResult
+	env := a.OK(t, "click", map[string]any{"handle": a.win, "at": map[string]any{"x": 50, "y": 52}, "settle": 100}, &res)
+	if contracttest.HasWarning(env, contract.WarnNoObservedEffect) || res.Effect == nil || len(res.Effect.Changed) == 0 {
+		t.Errorf("click on Apply: effect %+v, warnings %v", res.Effect, env.Warnings())
+	}
+	g := a.Fake.Gestures()
+	if last := g[len(g)-1]; last.Kind != "click" || last.Points[0] != (platform.Point{X: 150, Y: 152}) {
+		t.Errorf("the click went to %+v, want the window-relative point made absolute (150,152)", last)
+	}
+	var nothing actResult
+	env = a.OK(t, "click", map[string]any{"handle": a.win, "at": map[string]any{"x": 390, "y": 290}, "settle": 50}, &nothing)
+	if !contracttest.HasWarning(env, contract.WarnNoObservedEffect) {
+		t.Errorf("a click on nothing did not warn; effect %+v", nothing.Effect)
+	}
+}
+
+// Clicking a window that another covers raises it first, and the effect says the foreground moved.
+func TestClickRaisesCoveredWindow(t *testing.T) {
+	a := newApp(t)
+	other := a.Fake.AddWindow(fake.WindowSpec{Title: "Other", ProcessName: "other", PID: pid + 1,
+		Bounds: platform.Rect{X: 50, Y: 50, Width: 500, Height: 400}, Root: &fake.Elem{Role: "frame", Name: "Other"}})
+	var res actResult
+	a.OK(t, "click", map[string]any{"handle": a.win, "at": map[string]any{"x": 50, "y": 52}, "settle": 100}, &res)
+	if res.Effect == nil || res.Effect.Foreground == nil || res.Effect.Foreground.To == nil || res.Effect.Foreground.To.Handle != a.win {
+		t.Errorf("effect %+v: want the foreground moved to %d", res.Effect, a.win)
+	}
+	if n, _ := a.Fake.Node(a.Fake.Ref(a.win, "Status: applied")); n.Name == "" {
+		t.Errorf("the click landed on window %d instead of the raised one", other)
+	}
+}
+
+// Window operations report the window's change. One that finds the window already in the state
+// asked for is no failure: no warning, and an effect that shows no change.
+func TestWindowEffects(t *testing.T) {
+	a := newApp(t)
+	var moved actResult
+	a.OK(t, "window", map[string]any{"handle": a.win, "action": "move", "x": 300, "y": 200, "settle": 100}, &moved)
+	if e := moved.Effect; e == nil || e.Window == nil || e.Window.To.X != 300 || e.Window.From.X != 100 {
+		t.Errorf("move: effect %+v", moved.Effect)
+	}
+	var minimized actResult
+	a.OK(t, "window", map[string]any{"handle": a.win, "action": "minimize", "settle": 100}, &minimized)
+	if w, _ := a.Fake.Window(t.Context(), a.win); !w.Minimized || minimized.Effect == nil || minimized.Effect.Window == nil {
+		t.Errorf("minimize: window minimized %v, effect %+v", w.Minimized, minimized.Effect)
+	}
+	var again actResult
+	env := a.OK(t, "window", map[string]any{"handle": a.win, "action": "minimize", "settle": 50}, &again)
+	if contracttest.HasWarning(env, contract.WarnNoObservedEffect) || again.Effect == nil || again.Effect.Window != nil || again.Effect.Foreground != nil {
+		t.Errorf("minimizing a minimized window: warnings %v, effect %+v", env.Warnings(), again.Effect)
+	}
+	fails(t, a.Call(t, "window", map[string]any{"handle": 12345, "action": "minimize"}), contract.StaleElement, contract.CodeWindowClosed)
+}
+
+// clipboard set reads the text back as its effect.
+func TestClipboardReadBack(t *testing.T) {
+	a := newApp(t)
+	var res struct {
+		Set    bool          `json:"set"`
+		Effect *tools.Effect `json:"effect"`
+	}
+	a.OK(t, "clipboard", map[string]any{"action": "set", "text": "copied ✓"}, &res)
+	if !res.Set || res.Effect == nil || res.Effect.Clipboard == nil || !res.Effect.Clipboard.Same {
+		t.Errorf("set: %+v (effect %+v)", res, res.Effect)
+	}
+	var got struct {
+		Text *string `json:"text"`
+	}
+	a.OK(t, "clipboard", map[string]any{}, &got)
+	if got.Text == nil || *got.Text != "copied ✓" {
+		t.Errorf("get: %v", got.Text)
+	}
+}
