@@ -118,9 +118,10 @@ func (s *ElementSelector) String() string {
 }
 
 // search returns the nodes under root that match, breadth-first (the order index counts in).
-// Two kinds of match are dropped as the same control seen twice: a label that only repeats the
+// Three kinds of match are dropped as the same control seen twice: a label that only repeats the
 // name of a matching ancestor up to two levels above it (GTK 4 buttons and check boxes hold a
-// label child named as they are), and, when some match has the role or control type spelt
+// label child named as they are), a label that wraps a matching control up to two levels below
+// it (web pages' <label>Name <input></label>), and, when some match has the role or control type spelt
 // exactly as asked, the matches that differ in case ({role: "text"} means text fields,
 // {role: "Text"} Text-typed labels).
 func (s *ElementSelector) search(root *platform.Node) []*platform.Node {
@@ -152,7 +153,7 @@ func (s *ElementSelector) search(root *platform.Node) []*platform.Node {
 		if exactRole && !spelt(n) {
 			continue
 		}
-		if labelRoles[n.Role] && repeatsAncestor(n, parent, matched) {
+		if labelRoles[n.Role] && (repeatsAncestor(n, parent, matched) || inWrappingLabel(n, parent, matched)) {
 			continue
 		}
 		kept = append(kept, n)
@@ -174,6 +175,32 @@ func repeatsAncestor(n *platform.Node, parent map[*platform.Node]*platform.Node,
 			return true
 		}
 		p = parent[p]
+	}
+	return false
+}
+
+// inWrappingLabel reports a label that wraps a matching control, or a text piece of such a label
+// (Chromium exposes "City " as a static child beside the entry).
+func inWrappingLabel(n *platform.Node, parent map[*platform.Node]*platform.Node, matched map[*platform.Node]bool) bool {
+	for p, up := n, 0; p != nil && up <= 2; p, up = parent[p], up+1 {
+		if labelRoles[p.Role] && wrapsMatch(p, matched, 2) {
+			return true
+		}
+	}
+	return false
+}
+
+// wrapsMatch reports a label whose children (down to depth levels) hold a matching control: a
+// web page's <label>City <input></label> is one label and one entry named alike (Firefox names
+// both "City"), and the agent means the entry.
+func wrapsMatch(n *platform.Node, matched map[*platform.Node]bool, depth int) bool {
+	if depth == 0 {
+		return false
+	}
+	for _, k := range n.Children {
+		if matched[k] && !labelRoles[k.Role] || wrapsMatch(k, matched, depth-1) {
+			return true
+		}
 	}
 	return false
 }

@@ -162,3 +162,35 @@ func TestAmbiguityListsCandidateNames(t *testing.T) {
 		t.Errorf("detail names %d candidates, want 2: %s", got, ce.Detail)
 	}
 }
+
+// A web page's <label>City <input></label>, as Firefox exposes it: the label and the entry it
+// wraps are both named City; the agent means the entry. A label that wraps nothing matching stays.
+func TestLabelWrappingItsControlCountsOnce(t *testing.T) {
+	page := &platform.Node{Ref: "d", Role: "document web", Children: []*platform.Node{
+		{Ref: "l1", Role: "label", Name: "City", Children: []*platform.Node{
+			{Ref: "t1", Role: "static", Name: "City "},
+			{Ref: "e1", Role: "entry", ControlType: "Edit", Name: "City"},
+		}},
+		{Ref: "l2", Role: "label", Name: "Nights 7", Children: []*platform.Node{
+			{Ref: "s2", Role: "section", Children: []*platform.Node{{Ref: "e2", Role: "spin button", Name: "Nights"}}},
+		}},
+		{Ref: "l3", Role: "label", Name: "City guide"},
+	}}
+	for _, tc := range []struct {
+		sel  ElementSelector
+		want []string
+	}{
+		{ElementSelector{Name: "City"}, []string{"e1"}},
+		{ElementSelector{NameContains: "nights"}, []string{"e2"}},
+		{ElementSelector{NameContains: "city"}, []string{"e1", "l3"}},
+	} {
+		var got []string
+		for _, n := range tc.sel.search(page) {
+			got = append(got, n.Ref)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: matches %v, want %v", &tc.sel, got, tc.want)
+		}
+	}
+}
