@@ -111,7 +111,7 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 		fmt.Fprintf(st.err, "mcec: private desktop on DISPLAY=%s; try: mcec call --server %s windows\n", d.Private.Display(), base)
 	}
 	return serveHTTP(ctx, d.Dispatcher, func() *mcp.Server { return d.MCPServer("http") }, ln,
-		transport.HTTPOptions{Door: door, Log: log}, func() error {
+		transport.HTTPOptions{Door: door, Log: log, Ready: d.Ready}, func() error {
 			if err := ready.report(door.Port); err != nil {
 				return fmt.Errorf("--ready-fd: %w", err)
 			}
