@@ -69,6 +69,11 @@ type Options struct {
 	Dir string
 	// SessionsDir is passed to instances as --sessions-dir ("" leaves their default).
 	SessionsDir string
+	// Launch lists programs each instance starts inside its desktop (--launch, one per entry,
+	// split on spaces there). provision-session leaves it empty; the density bench sets it.
+	Launch []string
+	// ServeArgs are further flags for `mcec serve` (e.g. --no-glx, --screen).
+	ServeArgs []string
 	// Env is the base environment of instances (default os.Environ()); the display, the bus
 	// and every MCEC_* variable are removed from it.
 	Env          []string
@@ -243,6 +248,10 @@ func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 	if m.opt.SessionsDir != "" {
 		args = append(args, "--sessions-dir", m.opt.SessionsDir)
 	}
+	for _, l := range m.opt.Launch {
+		args = append(args, "--launch", l)
+	}
+	args = append(args, m.opt.ServeArgs...)
 	cmd := exec.Command(m.opt.Binary, args...)
 	cmd.Env = childEnv(m.opt.Env, id, token)
 	cmd.Dir = dir
