@@ -29,13 +29,13 @@ const DefaultStartTimeout = 10 * time.Second
 // Options configure Start. The zero value is a 1280x800x24 desktop with a
 // window manager and no logging.
 type Options struct {
-	Width, Height, Depth int          // default 1280, 800, 24
-	NoWindowManager      bool         // skip openbox
+	Width, Height, Depth int  // default 1280, 800, 24
+	NoWindowManager      bool // skip openbox
 	// NoGLX starts Xvfb without its GLX extension: it then maps no Mesa/LLVM software renderer,
 	// which is most of its memory (docs/scale.md). GTK 3, Qt and pixel-only apps do not notice;
 	// apps that insist on GLX (some GL games, old Electron) fail to open their windows.
-	NoGLX bool
-	Logger               *slog.Logger // nil = discard; child output is logged at Debug
+	NoGLX  bool
+	Logger *slog.Logger // nil = discard; child output is logged at Debug
 
 	// stepHook, for tests, runs at the start of each step of Start.
 	stepHook func(d *Desktop, step string)
