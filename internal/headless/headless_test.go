@@ -619,13 +619,16 @@ func TestMissingPrograms(t *testing.T) {
 }
 
 func TestDesktopEnvPure(t *testing.T) {
-	env := desktopEnv([]string{"A=1", "DISPLAY=:0", "NO_AT_BRIDGE=1", "GDK_BACKEND=wayland"}, ":5", "unix:path=/r/bus", "/r")
+	env := desktopEnv([]string{"A=1", "DISPLAY=:0", "NO_AT_BRIDGE=1", "GDK_BACKEND=wayland", "MCEC_TOKEN=secret"}, ":5", "unix:path=/r/bus", "/r")
 	m := envMap(env)
 	if m["A"] != "1" || m["DISPLAY"] != ":5" || m["GDK_BACKEND"] != "x11" || m["XDG_RUNTIME_DIR"] != "/r" {
 		t.Errorf("env %v", env)
 	}
 	if _, ok := m["NO_AT_BRIDGE"]; ok {
 		t.Error("NO_AT_BRIDGE kept")
+	}
+	if _, ok := m["MCEC_TOKEN"]; ok {
+		t.Error("MCEC_TOKEN passed on to the desktop's programs")
 	}
 	if got := dbusEscape("/tmp/a b,c=d"); got != "/tmp/a%20b%2cc%3dd" {
 		t.Errorf("dbusEscape = %q", got)
