@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -104,5 +106,43 @@ func TestProbes(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 503 {
 		t.Errorf("readyz without a check: %d, want 503", resp.StatusCode)
+	}
+}
+
+// A declared DNS name is accepted in Host (with our port); other names still are not.
+func TestHostNames(t *testing.T) {
+	d := testDispatcher(t, nil)
+	srv := serveHTTPLimits(t, d, newTestServer(d), HTTPOptions{
+		Door:      FrontDoor{Bind: netip.MustParseAddr("127.0.0.1"), Token: "s3cret"},
+		HostNames: []string{"mcec-0.mcec.agents.svc", "MCEC-0.MCEC.agents.svc.cluster.local."}})
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	call := func(host string) int {
+		t.Helper()
+		req, err := http.NewRequest("POST", srv.URL+"/v1/tools/echo", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer s3cret")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	p := strconv.Itoa(port)
+	for host, want := range map[string]int{
+		"mcec-0.mcec.agents.svc:" + p:               200,
+		"Mcec-0.Mcec.Agents.Svc.:" + p:              200,
+		"mcec-0.mcec.agents.svc.cluster.local:" + p: 200,
+		"mcec-1.mcec.agents.svc:" + p:               403,
+		"evil.example:" + p:                         403,
+		"mcec-0.mcec.agents.svc:1" + p:              403,
+		"mcec-0.mcec.agents.svc":                    403,
+	} {
+		if got := call(host); got != want {
+			t.Errorf("Host %q: %d, want %d", host, got, want)
+		}
 	}
 }

@@ -82,6 +82,8 @@ type HTTPOptions struct {
 	Log    *slog.Logger
 	// Ready answers GET /readyz (health.go); nil: never ready. GET /healthz needs nothing.
 	Ready ReadyFunc
+	// HostNames are DNS names clients may use in Host besides addresses (hostnames.go).
+	HostNames []string
 }
 
 // NewHTTPServer is the HTTP listener's server: the handler of NewHTTPHandler with the read,
@@ -91,7 +93,7 @@ func NewHTTPServer(d *dispatch.Dispatcher, newServer func() *mcp.Server, opts HT
 	lim := opts.Limits.withDefaults()
 	h := newHTTPHandler(d, newServer, opts.Door, lim, opts.Log, opts.Ready)
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           withHostNames(h, opts.HostNames, opts.Door.Port),
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		ReadTimeout:       lim.ReadTimeout,
 		IdleTimeout:       lim.IdleTimeout,

@@ -72,6 +72,10 @@ func Start(ctx context.Context, opt Options) (_ *Fleet, err error) {
 	if opt.StartTimeout <= 0 {
 		opt.StartTimeout = 120 * time.Second
 	}
+	// Instances run in directories of their own: a relative path would not find the binary.
+	if opt.Binary, err = filepath.Abs(opt.Binary); err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "mcec-density-")
 	if err != nil {
 		return nil, err
