@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,6 +79,12 @@ type Options struct {
 	// and every MCEC_* variable are removed from it.
 	Env          []string
 	MaxInstances int
+	// MaxStarting bounds how many instances start at once (default: the number of CPUs, at least
+	// 2). A desktop's start is CPU-bound (about 0.4-0.5 CPU-seconds: Xvfb, openbox, mcec), so
+	// starting 16 on 2 cores at once makes every one of them slow, and some miss their deadline;
+	// queued, most are ready sooner (docs/scale.md). Time spent queued counts against
+	// StartTimeout.
+	MaxStarting  int
 	StartTimeout time.Duration
 	Grace        time.Duration
 	Log          *slog.Logger
@@ -130,6 +137,8 @@ type Manager struct {
 	mu      sync.Mutex
 	live    map[string]*running
 	pending int
+	// starting holds a slot per instance between its start and its readiness report.
+	starting chan struct{}
 	closed  bool
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -154,6 +163,9 @@ func NewManager(opt Options) (*Manager, error) {
 	if opt.MaxInstances <= 0 {
 		opt.MaxInstances = DefaultMaxInstances
 	}
+	if opt.MaxStarting <= 0 {
+		opt.MaxStarting = max(2, runtime.NumCPU())
+	}
 	if opt.StartTimeout <= 0 {
 		opt.StartTimeout = DefaultStartTimeout
 	}
@@ -169,7 +181,8 @@ func NewManager(opt Options) (*Manager, error) {
 	if err := privateDir(opt.Dir); err != nil {
 		return nil, fmt.Errorf("provisioning: %w", err)
 	}
-	m := &Manager{opt: opt, log: opt.Log, live: map[string]*running{}, stop: make(chan struct{})}
+	m := &Manager{opt: opt, log: opt.Log, live: map[string]*running{}, stop: make(chan struct{}),
+		starting: make(chan struct{}, opt.MaxStarting)}
 	m.Reap(DefaultMaxAge)
 	m.wg.Add(1)
 	go m.reapLoop()
@@ -214,6 +227,24 @@ func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 		m.pending--
 		m.mu.Unlock()
 	}()
+
+	deadline := time.Now().Add(m.opt.StartTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	// Wait for a start slot (bounded by the same deadline as the start itself).
+	slotCtx, cancelSlot := context.WithDeadline(ctx, deadline)
+	select {
+	case m.starting <- struct{}{}:
+		cancelSlot()
+	case <-slotCtx.Done():
+		cancelSlot()
+		if ctx.Err() != nil {
+			return Instance{}, fmt.Errorf("%w: cancelled while waiting to start: %v", ErrStart, ctx.Err())
+		}
+		return Instance{}, fmt.Errorf("%w: no start slot within the start deadline (%d instances starting)", ErrStart, m.opt.MaxStarting)
+	}
+	defer func() { <-m.starting }()
 
 	id, token := "inst-"+randomHex(8), randomHex(16)
 	dir := filepath.Join(m.opt.Dir, id)
@@ -277,10 +308,6 @@ func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 		return fail(r, "write %s: %v", recordFile, err)
 	}
 
-	deadline := time.Now().Add(m.opt.StartTimeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
 	port, err := readReady(ctx, readyR, deadline)
 	if err != nil {
 		return fail(r, "%v", err)

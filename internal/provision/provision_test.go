@@ -263,3 +263,64 @@ func TestPrivateDir(t *testing.T) {
 		}
 	}
 }
+
+// TestStartSlots: with MaxStarting 1, a second instance does not start while the first has not
+// reported readiness: it waits for a slot, and gives up when its context ends, never having run.
+// The fake binary marks its start in the test's directory and reports readiness when the test
+// writes to its FIFO.
+func TestStartSlots(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake-mcec")
+	script := `#!/bin/sh
+echo started > "` + dir + `/started-$MCEC_INSTANCE"
+read line < "` + dir + `/go"
+echo '{"port":4242}' >&3
+exec sleep 300
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "go"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewManager(Options{Binary: fake, Dir: filepath.Join(dir, "instances"), MaxInstances: 2, MaxStarting: 1,
+		Grace: 5 * time.Second, StartTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	started := func() int {
+		matches, _ := filepath.Glob(filepath.Join(dir, "started-*"))
+		return len(matches)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := m.Provision(context.Background())
+		first <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for started() < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first instance did not start")
+		}
+		time.Sleep(10 * time.Millisecond) // polling the marker file, under a deadline
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	_, err = m.Provision(ctx)
+	cancel()
+	if !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "waiting to start") {
+		t.Errorf("second Provision while the first starts: %v, want ErrStart while waiting to start", err)
+	}
+	if n := started(); n != 1 {
+		t.Errorf("%d instances ran with one start slot", n)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "go"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("go\n")
+	f.Close()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
