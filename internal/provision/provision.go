@@ -139,9 +139,9 @@ type Manager struct {
 	pending int
 	// starting holds a slot per instance between its start and its readiness report.
 	starting chan struct{}
-	closed  bool
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	closed   bool
+	stop     chan struct{}
+	wg       sync.WaitGroup
 }
 
 // NewManager prepares the instances directory, reaps stale instances left by earlier servers
