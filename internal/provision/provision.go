@@ -84,7 +84,11 @@ type Options struct {
 	// starting 16 on 2 cores at once makes every one of them slow, and some miss their deadline;
 	// queued, most are ready sooner (docs/scale.md). Time spent queued counts against
 	// StartTimeout.
-	MaxStarting  int
+	MaxStarting int
+	// Warm is how many started instances the manager keeps ready to hand out (0: none), so
+	// Provision answers at once instead of after a desktop's start. They count against
+	// MaxInstances and cost an idle instance's memory each (docs/scale.md).
+	Warm         int
 	StartTimeout time.Duration
 	Grace        time.Duration
 	Log          *slog.Logger
@@ -136,7 +140,10 @@ type Manager struct {
 
 	mu      sync.Mutex
 	live    map[string]*running
-	pending int
+	pending int // instances starting (Provision and warm-pool fills)
+	// pool are started instances nobody has been handed yet (Options.Warm); they are live too.
+	pool    []Instance
+	filling int // warm-pool starts in progress (counted in pending too)
 	// starting holds a slot per instance between its start and its readiness report.
 	starting chan struct{}
 	closed   bool
@@ -186,6 +193,7 @@ func NewManager(opt Options) (*Manager, error) {
 	m.Reap(DefaultMaxAge)
 	m.wg.Add(1)
 	go m.reapLoop()
+	m.refill()
 	return m, nil
 }
 
@@ -206,17 +214,45 @@ func (m *Manager) reapLoop() {
 // Dir is the instances directory.
 func (m *Manager) Dir() string { return m.opt.Dir }
 
+// Pooled is how many warm instances wait to be handed out.
+func (m *Manager) Pooled() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.pool)
+}
+
 // MaxInstances is the concurrent instance limit.
 func (m *Manager) MaxInstances() int { return m.opt.MaxInstances }
 
-// Provision starts a new instance and waits (up to StartTimeout, or ctx) until it serves.
+// Provision hands out a warm instance when the pool has one (Options.Warm), else starts a new
+// instance and waits (up to StartTimeout, or ctx) until it serves.
 func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 	m.mu.Lock()
-	switch {
-	case m.closed:
+	if m.closed {
 		m.mu.Unlock()
 		return Instance{}, ErrClosed
-	case len(m.live)+m.pending >= m.opt.MaxInstances:
+	}
+	for len(m.pool) > 0 {
+		inst := m.pool[0]
+		m.pool = m.pool[1:]
+		r := m.live[inst.ID]
+		if r == nil || isDone(r.done) {
+			// It died (or was reaped) while it waited: clear it away and try the next.
+			delete(m.live, inst.ID)
+			m.mu.Unlock()
+			if r != nil {
+				m.terminate(r)
+			}
+			_ = os.RemoveAll(inst.Dir)
+			m.mu.Lock()
+			continue
+		}
+		m.mu.Unlock()
+		m.log.Info("instance provisioned from the warm pool", "instance", inst.ID, "pid", inst.PID, "port", inst.Port)
+		m.refill()
+		return inst, nil
+	}
+	if len(m.live)+m.pending >= m.opt.MaxInstances {
 		m.mu.Unlock()
 		return Instance{}, fmt.Errorf("%w: %d instances are running (limit %d); end one with end-session first", ErrLimit, len(m.live)+m.pending, m.opt.MaxInstances)
 	}
@@ -226,8 +262,57 @@ func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 		m.mu.Lock()
 		m.pending--
 		m.mu.Unlock()
+		m.refill()
 	}()
+	return m.start(ctx)
+}
 
+// refill starts instances for the warm pool until it holds Options.Warm (within MaxInstances).
+// Each start runs in the background; a failed one is logged, and the next Provision tries again.
+func (m *Manager) refill() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for !m.closed && len(m.pool)+m.filling < m.opt.Warm && len(m.live)+m.pending < m.opt.MaxInstances {
+		m.filling++
+		m.pending++
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-m.stop: // Close: abandon the start (start stops what it began)
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			inst, err := m.start(ctx)
+			cancel()
+			m.mu.Lock()
+			m.filling--
+			m.pending--
+			if err == nil {
+				m.pool = append(m.pool, inst)
+			}
+			m.mu.Unlock()
+			if err != nil {
+				m.log.Warn("warm pool: an instance did not start", "err", err)
+			}
+		}()
+	}
+}
+
+func isDone(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// start starts one instance and waits until it serves; it is then live.
+func (m *Manager) start(ctx context.Context) (Instance, error) {
 	deadline := time.Now().Add(m.opt.StartTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -240,9 +325,9 @@ func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 	case <-slotCtx.Done():
 		cancelSlot()
 		if ctx.Err() != nil {
-			return Instance{}, fmt.Errorf("%w: cancelled while waiting to start: %v", ErrStart, ctx.Err())
+			return Instance{}, fmt.Errorf("%w: cancelled while waiting for a start slot: %v", ErrStart, ctx.Err())
 		}
-		return Instance{}, fmt.Errorf("%w: no start slot within the start deadline (%d instances starting)", ErrStart, m.opt.MaxStarting)
+		return Instance{}, fmt.Errorf("%w: no start slot before the start deadline (%d instances starting at once at most)", ErrStart, m.opt.MaxStarting)
 	}
 	defer func() { <-m.starting }()
 
@@ -471,6 +556,7 @@ func (m *Manager) Close() error {
 	close(m.stop)
 	live := m.live
 	m.live = map[string]*running{}
+	m.pool = nil
 	m.mu.Unlock()
 	m.wg.Wait()
 	var wg sync.WaitGroup

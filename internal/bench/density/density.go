@@ -40,6 +40,9 @@ type Options struct {
 	Check func(tool string, envelope []byte) error
 	// StartTimeout bounds each instance's start (default 120 s: 16 desktops at once on 2 cores).
 	StartTimeout time.Duration
+	// Warm pre-starts all N instances in the provisioning manager's warm pool (Options.Warm)
+	// before any is asked for: Serving and Ready then measure handing out a warm instance.
+	Warm bool
 }
 
 // Member is one instance of the fleet.
@@ -93,12 +96,29 @@ func Start(ctx context.Context, opt Options) (_ *Fleet, err error) {
 	if err := os.WriteFile(app, isoApp, 0o644); err != nil {
 		return nil, err
 	}
+	warm := 0
+	if opt.Warm {
+		warm = opt.N
+	}
 	f.mgr, err = provision.NewManager(provision.Options{Binary: opt.Binary, Dir: filepath.Join(dir, "instances"),
 		SessionsDir: filepath.Join(dir, "sessions"), MaxInstances: opt.N, StartTimeout: opt.StartTimeout,
 		// The Debian interpreter: python3-gi is installed for it, not for a python3 earlier on PATH.
-		Launch: []string{"/usr/bin/python3 " + app}, ServeArgs: opt.ServeArgs})
+		Launch: []string{"/usr/bin/python3 " + app}, ServeArgs: opt.ServeArgs, Warm: warm})
 	if err != nil {
 		return nil, err
+	}
+	if opt.Warm {
+		deadline := time.Now().Add(opt.StartTimeout)
+		for f.mgr.Pooled() < opt.N {
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("density: the warm pool holds %d of %d after %s", f.mgr.Pooled(), opt.N, opt.StartTimeout)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(50 * time.Millisecond): // polling the pool's size, under a deadline
+			}
+		}
 	}
 	f.Members = make([]*Member, opt.N)
 	errs := make([]error, opt.N)
