@@ -89,12 +89,25 @@ func (s *suite) densityRun(n int, args []string, warm bool) error {
 		return fmt.Errorf("throughput: %w", err)
 	}
 
-	p50 := serving.median()
-	s.add(row{What: fmt.Sprintf("density %s: time to a serving instance (desktop up, mcec answers), %s", label, how),
-		Mcec: fmt.Sprintf("p50 %s / p95 %s", ms(p50), ms(serving.percentile(95))), Against: "target", Ref: ms(densityReadyTarget),
-		Ratio: float64(densityReadyTarget) / float64(p50), Target: "p50 < 1 s", Met: ptr(p50 < densityReadyTarget)})
-	s.add(row{What: fmt.Sprintf("density %s: time to ready (/readyz 200: the GTK app's window mapped too)", label),
-		Mcec: fmt.Sprintf("p50 %s / p95 %s", ms(ready.median()), ms(ready.percentile(95))), Against: "—", Ref: "—"})
+	// Cold, the target is on the time to a serving instance; from a warm pool that is a hand-over
+	// in memory, so the target moves to the first /readyz 200, which checks the whole desktop.
+	target, tname := serving, "serving"
+	if warm {
+		target, tname = ready, "ready"
+	}
+	p50 := target.median()
+	met := fmt.Sprintf("p50 < 1 s (%s)", tname)
+	servingRow := row{What: fmt.Sprintf("density %s: time to a serving instance (desktop up, mcec answers), %s", label, how),
+		Mcec: fmt.Sprintf("p50 %s / p95 %s", ms(serving.median()), ms(serving.percentile(95))), Against: "—", Ref: "—"}
+	readyRow := row{What: fmt.Sprintf("density %s: time to ready (/readyz 200: the GTK app's window mapped too)", label),
+		Mcec: fmt.Sprintf("p50 %s / p95 %s", ms(ready.median()), ms(ready.percentile(95))), Against: "—", Ref: "—"}
+	tr := &servingRow
+	if warm {
+		tr = &readyRow
+	}
+	tr.Against, tr.Ref, tr.Ratio, tr.Target, tr.Met = "target", ms(densityReadyTarget), float64(densityReadyTarget)/float64(max(p50, time.Millisecond)), met, ptr(p50 < densityReadyTarget)
+	s.add(servingRow)
+	s.add(readyRow)
 	meanOf := func(comp ...string) density.Mem {
 		var t density.Mem
 		for _, u := range usages {

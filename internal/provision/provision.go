@@ -32,8 +32,9 @@ import (
 // Defaults.
 const (
 	// DefaultMaxInstances bounds concurrent instances per provisioning server: each one is a
-	// desktop (Xvfb, D-Bus, AT-SPI, openbox) plus an mcec.
-	DefaultMaxInstances = 4
+	// desktop (Xvfb, D-Bus, AT-SPI, openbox) plus an mcec, about 40 MB PSS and 0.3 % of a core
+	// idle (docs/scale.md); 8 leave a 2-core machine room for their apps and the agent's calls.
+	DefaultMaxInstances = 8
 	// DefaultMaxAge is how old an instance may get before the reaper stops it.
 	DefaultMaxAge = 12 * time.Hour
 	// DefaultStartTimeout bounds how long a new instance may take to report readiness.
