@@ -40,7 +40,7 @@ func (s *suite) benchDensity() error {
 	runs = append(runs, run{n: last, args: []string{"--no-glx"}}, run{n: last, warm: true})
 	for _, r := range runs {
 		if err := s.densityRun(r.n, r.args, r.warm); err != nil {
-			return fmt.Errorf("N=%d %s: %w", r.n, strings.Join(r.args, " "), err)
+			return fmt.Errorf("fleet of %d %s: %w", r.n, strings.Join(r.args, " "), err)
 		}
 	}
 	return nil

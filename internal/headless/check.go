@@ -23,11 +23,11 @@ func (d *Desktop) Check(ctx context.Context) error {
 	}
 	atom, err := d.x.atom(ctx, "_NET_SUPPORTING_WM_CHECK")
 	if err != nil {
-		return fmt.Errorf("X server: %w", err)
+		return fmt.Errorf("the X server: %w", err)
 	}
 	wm, err := d.x.rootWindowProp(ctx, atom)
 	if err != nil {
-		return fmt.Errorf("X server: %w", err)
+		return fmt.Errorf("the X server: %w", err)
 	}
 	if wm == 0 && d.hasWM() {
 		return errors.New("no window manager manages the screen")

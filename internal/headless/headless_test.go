@@ -656,3 +656,37 @@ func TestWindowManagerFailureReported(t *testing.T) {
 	t.Logf("err: %v", err)
 	checkGone(t, d)
 }
+
+// Check passes on a started desktop and fails, naming it, once a process of the desktop dies.
+func TestCheck(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop()
+	if err := d.Check(ctx); err != nil {
+		t.Fatalf("Check on a fresh desktop: %v", err)
+	}
+	var wm *child
+	for _, c := range d.procs {
+		if c.name == "openbox" {
+			wm = c
+		}
+	}
+	if wm == nil {
+		t.Fatal("no openbox among the desktop's processes")
+	}
+	wm.signal(syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for !wm.exited() {
+		if time.Now().After(deadline) {
+			t.Fatal("openbox did not exit on SIGKILL")
+		}
+		time.Sleep(10 * time.Millisecond) // polling the reaper, under a deadline
+	}
+	if err := d.Check(ctx); err == nil || !strings.Contains(err.Error(), "openbox") {
+		t.Fatalf("Check after openbox died: %v, want an error naming openbox", err)
+	}
+}
