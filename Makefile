@@ -73,7 +73,9 @@ microbench:
 	$(GO) test -run '^$$' -bench 'TreeWidgetFactory$$' -benchtime 3x ./internal/platform/atspi
 
 # mcec side by side with pyatspi, ImageMagick, xwd, xdotool and polling loops, on a private
-# desktop; prints the table and writes docs/performance.md (docs/performance.md says how).
+# desktop, then the density group (1-16 isolated instances at once; docs/scale.md); prints the
+# table and writes docs/performance.md (docs/performance.md says how). One group alone:
+# go run ./cmd/mcec-bench -only density (the report is then not written).
 bench: build
 	@scripts/install-deps.sh $(BENCH_PACKAGES)
 	$(GO) run ./cmd/mcec-bench -mcec $(BIN)
