@@ -80,9 +80,20 @@ func TestIsolation(t *testing.T) {
 	}
 	f.Close()
 	closed = true
+	// Close waits for each instance's mcec; the desktop's grandchildren (the accessibility bus's
+	// dbus-daemon, the registry) die from their process group's signal a moment later.
+	deadline := time.Now().Add(10 * time.Second)
 	for _, p := range pids {
-		if st, ok := readStat(p); ok {
-			t.Errorf("process %d (%s) outlived its instance", p, st.comm)
+		for {
+			st, ok := readStat(p)
+			if !ok || st.state == "Z" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("process %d (%s) outlived its instance", p, st.comm)
+				break
+			}
+			time.Sleep(20 * time.Millisecond) // polling /proc, under a deadline
 		}
 	}
 }

@@ -48,7 +48,7 @@ func (u Usage) Sum(comps ...string) Mem {
 
 type procStat struct {
 	pid, ppid, pgid int
-	comm            string
+	comm, state     string
 	ticks           int // utime + stime, in clock ticks
 }
 
@@ -83,7 +83,7 @@ func readStat(pid int) (procStat, bool) {
 		return procStat{}, false
 	}
 	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
-	return procStat{pid: pid, comm: string(b[open+1 : closing]), ppid: atoi(f[1]), pgid: atoi(f[2]),
+	return procStat{pid: pid, comm: string(b[open+1 : closing]), state: f[0], ppid: atoi(f[1]), pgid: atoi(f[2]),
 		ticks: atoi(f[11]) + atoi(f[12])}, true
 }
 
