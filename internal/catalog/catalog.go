@@ -219,6 +219,9 @@ func decodeArgs(resolved *jsonschema.Resolved, args json.RawMessage, dst any) er
 		return contract.Errorf(contract.CodeBadArguments, "arguments must be a JSON object: %v", err)
 	}
 	if err := resolved.Validate(generic); err != nil {
+		if detail := unknownArgument(resolved.Schema(), generic); detail != "" {
+			return contract.Errorf(contract.CodeBadArguments, "%s", detail)
+		}
 		return contract.Errorf(contract.CodeBadArguments, "%s", schemaErrorDetail(err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(args))

@@ -271,14 +271,31 @@ func (d *Daemon) startProcess(cmd *exec.Cmd, owned bool) (<-chan error, error) {
 	if owned {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
 	}
-	if err := cmd.Start(); err != nil {
+	var (
+		tail      *stderrTail
+		tailWrite *os.File
+	)
+	if owned && cmd.Stderr == nil {
+		if t, w, err := newStderrTail(); err == nil {
+			tail, tailWrite, cmd.Stderr = t, w, w
+		}
+	}
+	err := cmd.Start()
+	if tailWrite != nil {
+		tailWrite.Close() // the program holds its own copy; the tail ends when every holder exits
+	}
+	if err != nil {
 		return nil, err
 	}
 	d.log.Info("started", "program", cmd.Path, "pid", cmd.Process.Pid)
 	p := &launchedProc{pid: cmd.Process.Pid, done: make(chan struct{})}
 	exited := make(chan error, 1)
 	go func() {
-		exited <- cmd.Wait()
+		err := cmd.Wait()
+		if err != nil && tail != nil {
+			err = tail.annotate(err)
+		}
+		exited <- err
 		close(p.done)
 	}()
 	if owned {

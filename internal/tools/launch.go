@@ -396,6 +396,10 @@ func descendsFrom(pid, ancestor int) bool {
 func exitDetail(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
+		var said interface{ LastStderr() string }
+		if errors.As(err, &said) {
+			return ee.ProcessState.String() + "; its last words on stderr: " + said.LastStderr()
+		}
 		return ee.ProcessState.String()
 	}
 	if err == nil {

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
@@ -264,5 +267,29 @@ func TestLaunchLibreOffice(t *testing.T) {
 	}
 	if !again.Accessible {
 		t.Errorf("second launch not accessible: warnings %+v", env.Warnings())
+	}
+}
+
+// TestLaunchFailureQuotesStderr starts a program that explains itself on stderr and exits before
+// any window, as Chromium does when run as root without --no-sandbox: launch-failed carries its
+// last words, so the agent can fix the call instead of guessing. Programs of a private desktop
+// only (design.md): on an attached one they outlive mcec and must keep their own stderr.
+func TestLaunchFailureQuotesStderr(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := daemon.Start(ctx, daemon.Config{Headless: true, SessionsDir: t.TempDir(), Safety: safety.Settings{AllowAll: true}})
+	if err != nil {
+		t.Fatalf("daemon: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	h := &harness{t: t, d: d}
+	env := h.call("launch", map[string]any{"path": "/bin/sh", "arguments": []string{"-c",
+		"echo starting >&2; echo 'Running as root without --no-sandbox is not supported' >&2; exit 3"}})
+	if env.OK() || env.Err().Code != contract.CodeLaunchFailed {
+		t.Fatalf("want launch-failed, got ok=%v %+v", env.OK(), env.Err())
+	}
+	detail := env.Err().Detail
+	if !strings.Contains(detail, "exit status 3") || !strings.Contains(detail, "starting | Running as root without --no-sandbox is not supported") {
+		t.Errorf("detail %q: want the exit status and the last stderr lines", detail)
 	}
 }

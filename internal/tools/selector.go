@@ -201,6 +201,9 @@ func (s *ElementSelector) pick(matches []*platform.Node) (*platform.Node, error)
 			break
 		}
 		fmt.Fprintf(&b, " [%d ref=%s role=%q", i, n.Ref, n.Role)
+		if n.Name != "" {
+			fmt.Fprintf(&b, " name=%q", truncateRunes(n.Name, candidateNameMax))
+		}
 		if n.Bounds != nil {
 			fmt.Fprintf(&b, " at %d,%d %dx%d", n.Bounds.X, n.Bounds.Y, n.Bounds.Width, n.Bounds.Height)
 		}

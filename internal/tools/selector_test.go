@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcec/mcec/contract"
@@ -145,5 +146,19 @@ func TestSelectorSameControlOnce(t *testing.T) {
 			}
 			t.Errorf("%s: matched %v", tc.sel.String(), refs)
 		}
+	}
+}
+
+// An ambiguity lists each candidate's name beside its ref and role, so the agent can tell a
+// label from the field it labels without another call.
+func TestAmbiguityListsCandidateNames(t *testing.T) {
+	sel := ElementSelector{NameContains: "ok"}
+	_, err := sel.pick(sel.search(sampleTree()))
+	var ce *contract.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("want an ambiguity, got %v", err)
+	}
+	if got := strings.Count(ce.Detail, `name="OK"`); got != 2 {
+		t.Errorf("detail names %d candidates, want 2: %s", got, ce.Detail)
 	}
 }

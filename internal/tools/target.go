@@ -77,6 +77,9 @@ var windowTargetErrors = []contract.Code{contract.CodeBadArguments, contract.Cod
 // maxCandidates bounds how many windows an ambiguous-selector detail lists.
 const maxCandidates = 5
 
+// candidateNameMax bounds each candidate's name in that list: enough to tell a label from its field.
+const candidateNameMax = 40
+
 // resolveWindow finds exactly one window for t, or fails with the contract's codes: no selector
 // is bad-arguments, no match window-not-found (window-closed for a handle that no longer exists),
 // several matches selector-matched-N listing the candidates.
