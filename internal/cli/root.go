@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/provision"
 )
 
 // Exit codes.
@@ -45,6 +46,8 @@ type globalOptions struct {
 	headless    bool
 	screen      string
 	noGLX       bool
+	// provisionWarm is --provision-warm: instances the provisioning manager keeps started ahead.
+	provisionWarm int
 	sessionsDir string
 	logLevel    string
 	commands    string // the raw commands file (commands.toml)
@@ -113,6 +116,7 @@ AT-SPI, openbox) and stops it on exit.`,
 	pf.BoolVar(&g.headless, "headless", false, "start a private headless desktop even when DISPLAY is set")
 	pf.StringVar(&g.screen, "screen", "1280x800x24", "geometry of the private desktop, WxHxDEPTH")
 	pf.BoolVar(&g.noGLX, "no-glx", false, "start the private desktop's X server without GLX: about 40 MB less resident memory per desktop, for apps that need no OpenGL (docs/scale.md)")
+	pf.IntVar(&g.provisionWarm, "provision-warm", 0, "with --allow-provisioning: keep this many instances started ahead, so provision-session answers at once (each costs an idle instance's memory; docs/scale.md)")
 	pf.StringVar(&g.sessionsDir, "sessions-dir", envOr("MCEC_SESSIONS_DIR", ""), "directory for session artifacts (default $XDG_STATE_HOME/mcec/sessions; env MCEC_SESSIONS_DIR)")
 	pf.StringVar(&g.commands, "commands", envOr("MCEC_COMMANDS", ""), "raw commands file, reloaded when it changes (default $XDG_CONFIG_HOME/mcec/commands.toml; env MCEC_COMMANDS)")
 	pf.StringVar(&g.logLevel, "log-level", envOr("MCEC_LOG_LEVEL", "info"), "log level: debug, info, warn, error (logs go to stderr, never stdout)")
@@ -150,6 +154,13 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	}
 	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log,
 		Screen: headless.Options{Width: w, Height: h, Depth: depth, NoGLX: g.noGLX}}
+	if g.provisionWarm < 0 || g.provisionWarm > provision.DefaultMaxInstances {
+		return daemon.Config{}, usageError{fmt.Errorf("--provision-warm %d: want 0-%d", g.provisionWarm, provision.DefaultMaxInstances)}
+	}
+	cfg.Provision.Warm = g.provisionWarm
+	if g.noGLX {
+		cfg.Provision.ServeArgs = []string{"--no-glx"} // instances are desktops like this one
+	}
 	cfg.Commands.File = g.commands
 	cfg.NoConsentDialog = g.noDialog
 	ret, err := g.retention.value()
