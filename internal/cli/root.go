@@ -43,18 +43,18 @@ type streams struct {
 
 // globalOptions are the flags every command shares.
 type globalOptions struct {
-	headless bool
-	screen   string
-	noGLX    bool
-	// provisionWarm is --provision-warm: instances the provisioning manager keeps started ahead.
-	provisionWarm int
-	sessionsDir   string
-	logLevel      string
-	commands      string // the raw commands file (commands.toml)
-	launch        []string
-	noDialog      bool           // --no-consent-dialog
-	retention     retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
-	safety        safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
+	headless    bool
+	screen      string
+	noGLX       bool
+	sessionsDir string
+	logLevel    string
+	commands    string // the raw commands file (commands.toml)
+	launch      []string
+	noDialog    bool           // --no-consent-dialog
+	retention   retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
+	safety      safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
+
+	provisionWarm int // --provision-warm: instances the provisioning manager keeps started ahead
 }
 
 // Main runs mcec with args and returns the process exit code.
