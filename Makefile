@@ -24,7 +24,7 @@ TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.
 BENCH_PACKAGES   := $(TEST_PACKAGES) python3-pyatspi imagemagick xdotool x11-apps
 export CGO_ENABLED := 0
 
-.PHONY: all deps test-deps clients-deps build run test reach tasks fuzz lint fmt-check vet staticcheck bench microbench clean
+.PHONY: all deps test-deps clients-deps build run test reach tasks fuzz lint fmt-check vet staticcheck bench microbench helm-test clean
 
 all: build
 
@@ -52,6 +52,7 @@ test: test-deps clients-deps lint
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./...
 	$(MAKE) fuzz
 	@$(MAKE) --no-print-directory microbench
+	@$(MAKE) --no-print-directory helm-test
 
 # The cross-toolkit reach suite alone (it also runs in make test): one app of each toolkit on its
 # own private desktop; rewrites docs/reach.md from the run.
@@ -72,7 +73,9 @@ microbench:
 	$(GO) test -run '^$$' -bench 'TreeWidgetFactory$$' -benchtime 3x ./internal/platform/atspi
 
 # mcec side by side with pyatspi, ImageMagick, xwd, xdotool and polling loops, on a private
-# desktop; prints the table and writes docs/performance.md (docs/performance.md says how).
+# desktop, then the density group (1-16 isolated instances at once; docs/scale.md); prints the
+# table and writes docs/performance.md (docs/performance.md says how). One group alone:
+# go run ./cmd/mcec-bench -only density (the report is then not written).
 bench: build
 	@scripts/install-deps.sh $(BENCH_PACKAGES)
 	$(GO) run ./cmd/mcec-bench -mcec $(BIN)
@@ -88,6 +91,12 @@ FUZZ_TARGETS := FuzzStdioFraming:./internal/transport FuzzFacade:./internal/tran
 	FuzzReadMessage:./internal/platform/atspi/dbuswire FuzzEncodePNG:./internal/imaging FuzzDownscale:./internal/imaging
 fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh $(FUZZ_TARGETS)
+
+# The Helm chart (deploy/helm/mcec): helm lint and helm template against its golden files. helm is
+# pinned in scripts/helm.sh and built once from the Go module proxy into ~/.cache/mcec (about 5 CPU
+# minutes the first time; nothing enters go.mod). scripts/helm-test.sh --update rewrites the goldens.
+helm-test:
+	@GO=$(GO) scripts/helm-test.sh
 
 lint: fmt-check vet staticcheck
 

@@ -38,7 +38,7 @@ type Options struct {
 	Doc   string    // where to write the report ("" = do not write)
 	Reps  int       // repetitions per measurement (≥ 20)
 	Warm  int       // unrecorded warm-up repetitions
-	Only  []string  // run only these groups (tree, capture, act, wait, overhead, memory, growth); for profiling
+	Only  []string  // run only these groups (tree, capture, act, wait, overhead, memory, growth, density); for profiling
 	Log   io.Writer // progress, one line per measurement
 	Out   io.Writer // the table
 }
@@ -71,8 +71,11 @@ func Run(ctx context.Context, opt Options) (err error) {
 	began := time.Now()
 	s := &suite{opt: opt, ctx: ctx, loadStart: loadAvg()}
 	defer s.close()
-	if err := s.setup(); err != nil {
-		return fmt.Errorf("setup: %w", err)
+	// The density group provisions desktops of its own: alone, it needs none of the shared setup.
+	if len(opt.Only) == 0 || slices.ContainsFunc(opt.Only, func(g string) bool { return g != "density" }) {
+		if err := s.setup(); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
 	}
 	for _, g := range []struct {
 		name string
@@ -86,6 +89,7 @@ func Run(ctx context.Context, opt Options) (err error) {
 		{"overhead", s.benchOverhead},
 		{"memory", s.benchMemory},
 		{"growth", s.benchGrowth},
+		{"density", s.benchDensity},
 	} {
 		if len(opt.Only) > 0 && !slices.Contains(opt.Only, g.name) {
 			continue

@@ -52,6 +52,13 @@ findings section comes from internal/bench/findings.md.
   sleep (dogtail's default search back-off).
 - Memory: VmRSS of the ` + "`mcec serve`" + ` process once it answers (idle), the maximum of VmRSS and VmHWM
   over 200 consecutive full-screen captures through the façade (peak), and VmRSS 5 s later.
+- Density: N = 1, 4, 8, 16 isolated instances provisioned at once (internal/provision; each its
+  own ` + "`mcec serve --headless`" + `, desktop, port and token, and a python3 GTK 3 app), then 16 with
+  ` + "`--no-glx`" + ` and 16 handed out from a warm pool. Time to serving is the provisioning call,
+  time to ready until ` + "`/readyz`" + ` answers 200; memory is PSS from /proc/PID/smaps_rollup (RSS
+  in the notes), idle CPU over 5 s without calls, calls/s with every instance driven at once;
+  isolation (windows, clipboard, typed input) is asserted before anything is measured.
+  docs/scale.md discusses the figures.
 - Growth: a generated GTK app with a one-column Gtk.TreeView of 100, 1,000 and 10,000 rows
   (internal/bench/py/rows.py), queried whole and with maxNodes 1000.
 - **The machine is shared**: other engineers' test suites (each with its own Xvfb desktops and

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/provision"
 )
 
 // Exit codes.
@@ -44,6 +45,7 @@ type streams struct {
 type globalOptions struct {
 	headless    bool
 	screen      string
+	noGLX       bool
 	sessionsDir string
 	logLevel    string
 	commands    string // the raw commands file (commands.toml)
@@ -51,6 +53,8 @@ type globalOptions struct {
 	noDialog    bool           // --no-consent-dialog
 	retention   retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
 	safety      safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
+
+	provisionWarm int // --provision-warm: instances the provisioning manager keeps started ahead
 }
 
 // Main runs mcec with args and returns the process exit code.
@@ -111,6 +115,8 @@ AT-SPI, openbox) and stops it on exit.`,
 	pf := root.PersistentFlags()
 	pf.BoolVar(&g.headless, "headless", false, "start a private headless desktop even when DISPLAY is set")
 	pf.StringVar(&g.screen, "screen", "1280x800x24", "geometry of the private desktop, WxHxDEPTH")
+	pf.BoolVar(&g.noGLX, "no-glx", false, "start the private desktop's X server without GLX: about 40 MB less resident memory per desktop, for apps that need no OpenGL (docs/scale.md)")
+	pf.IntVar(&g.provisionWarm, "provision-warm", 0, "with --allow-provisioning: keep this many instances started ahead, so provision-session answers at once (each costs an idle instance's memory; docs/scale.md)")
 	pf.StringVar(&g.sessionsDir, "sessions-dir", envOr("MCEC_SESSIONS_DIR", ""), "directory for session artifacts (default $XDG_STATE_HOME/mcec/sessions; env MCEC_SESSIONS_DIR)")
 	pf.StringVar(&g.commands, "commands", envOr("MCEC_COMMANDS", ""), "raw commands file, reloaded when it changes (default $XDG_CONFIG_HOME/mcec/commands.toml; env MCEC_COMMANDS)")
 	pf.StringVar(&g.logLevel, "log-level", envOr("MCEC_LOG_LEVEL", "info"), "log level: debug, info, warn, error (logs go to stderr, never stdout)")
@@ -147,7 +153,14 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 		return daemon.Config{}, usageError{fmt.Errorf("--screen %q: want WxHxDEPTH, e.g. 1280x800x24", g.screen)}
 	}
 	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log,
-		Screen: headless.Options{Width: w, Height: h, Depth: depth}}
+		Screen: headless.Options{Width: w, Height: h, Depth: depth, NoGLX: g.noGLX}}
+	if g.provisionWarm < 0 || g.provisionWarm > provision.DefaultMaxInstances {
+		return daemon.Config{}, usageError{fmt.Errorf("--provision-warm %d: want 0-%d", g.provisionWarm, provision.DefaultMaxInstances)}
+	}
+	cfg.Provision.Warm = g.provisionWarm
+	if g.noGLX {
+		cfg.Provision.ServeArgs = []string{"--no-glx"} // instances are desktops like this one
+	}
 	cfg.Commands.File = g.commands
 	cfg.NoConsentDialog = g.noDialog
 	ret, err := g.retention.value()

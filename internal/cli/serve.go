@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,8 @@ type serveOptions struct {
 	tcpPort int
 	tcpBind string
 	readyFD int // --ready-fd (ready.go): report the bound port to a provisioning server
+	// hostNames are DNS names clients may put in Host (a pod's and its Services' names).
+	hostNames []string
 }
 
 func newServeCmd(g *globalOptions, st *streams) *cobra.Command {
@@ -47,6 +50,8 @@ POST /v1/tools/{tool} whose body is the tool's arguments and whose response is t
 	cmd.Flags().StringVar(&o.tcpBind, "tcp-bind", "127.0.0.1", "address of the line protocol (loopback only)")
 	cmd.Flags().IntVar(&o.readyFD, "ready-fd", 0, "write {\"port\":N} to this inherited descriptor once listening (used by provision-session)")
 	_ = cmd.Flags().MarkHidden("ready-fd")
+	cmd.Flags().StringSliceVar(&o.hostNames, "host-name", splitList(os.Getenv("MCEC_HOST_NAMES")),
+		"a DNS name clients reach this server by, accepted in Host like its addresses (repeatable or comma-separated; env MCEC_HOST_NAMES)")
 	return cmd
 }
 
@@ -111,7 +116,7 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 		fmt.Fprintf(st.err, "mcec: private desktop on DISPLAY=%s; try: mcec call --server %s windows\n", d.Private.Display(), base)
 	}
 	return serveHTTP(ctx, d.Dispatcher, func() *mcp.Server { return d.MCPServer("http") }, ln,
-		transport.HTTPOptions{Door: door, Log: log}, func() error {
+		transport.HTTPOptions{Door: door, Log: log, Ready: d.Ready, HostNames: o.hostNames}, func() error {
 			if err := ready.report(door.Port); err != nil {
 				return fmt.Errorf("--ready-fd: %w", err)
 			}
@@ -160,4 +165,15 @@ func stopHTTP(d *dispatch.Dispatcher, srv *http.Server) error {
 		return err
 	}
 	return nil
+}
+
+// splitList splits a comma-separated environment value, dropping empty entries.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

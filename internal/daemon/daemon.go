@@ -105,6 +105,7 @@ type Daemon struct {
 	mu       sync.Mutex
 	launched []*launchedProc
 	closed   bool
+	startup  startupApps // the --launch programs readiness waits for (ready.go)
 
 	recordings *recorder.Manager // the record tool's slot; stopped (GIF written) before the desktop closes
 
@@ -250,9 +251,11 @@ func (d *Daemon) launch(argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("launch: empty command")
 	}
-	if _, err := d.startProcess(exec.Command(argv[0], argv[1:]...), true); err != nil {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if _, err := d.startProcess(cmd, true); err != nil {
 		return fmt.Errorf("launch %s: %w", argv[0], err)
 	}
+	d.startup.add(argv[0], cmd.Process.Pid)
 	return nil
 }
 

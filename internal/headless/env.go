@@ -16,6 +16,9 @@ var dropEnv = []string{
 	"DBUS_SESSION_BUS_PID", "DBUS_SESSION_BUS_WINDOWID",
 	"DBUS_STARTER_ADDRESS", "DBUS_STARTER_BUS_TYPE",
 	"SESSION_MANAGER", "DESKTOP_AUTOSTART_ID", // the user's session manager, not ours
+	// mcec's bearer token (a container's entrypoint and provision-session hand it over in the
+	// environment): the apps inside the desktop are what agents drive, not who may drive mcec.
+	"MCEC_TOKEN",
 }
 
 // desktopEnv is base with the desktop's own variables in place and every

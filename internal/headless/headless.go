@@ -29,9 +29,13 @@ const DefaultStartTimeout = 10 * time.Second
 // Options configure Start. The zero value is a 1280x800x24 desktop with a
 // window manager and no logging.
 type Options struct {
-	Width, Height, Depth int          // default 1280, 800, 24
-	NoWindowManager      bool         // skip openbox
-	Logger               *slog.Logger // nil = discard; child output is logged at Debug
+	Width, Height, Depth int  // default 1280, 800, 24
+	NoWindowManager      bool // skip openbox
+	// NoGLX starts Xvfb without its GLX extension: it then maps no Mesa/LLVM software renderer,
+	// which is most of its memory (docs/scale.md). GTK 3, Qt and pixel-only apps do not notice;
+	// apps that insist on GLX (some GL games, old Electron) fail to open their windows.
+	NoGLX  bool
+	Logger *slog.Logger // nil = discard; child output is logged at Debug
 
 	// stepHook, for tests, runs at the start of each step of Start.
 	stepHook func(d *Desktop, step string)
@@ -280,6 +284,9 @@ func (d *Desktop) runXvfb(ctx context.Context, xvfb string, opts Options, lock *
 		"-noreset", // otherwise the server resets, wiping root properties, whenever its last client leaves
 		"-dpi", "96",
 		"+extension", "Composite", "+extension", "RANDR", "+extension", "MIT-SHM", "+extension", "XTEST",
+	}
+	if opts.NoGLX {
+		argv = append(argv, "-extension", "GLX")
 	}
 	// SIGTERM, not SIGKILL, if we die: Xvfb then removes its socket itself.
 	c, err := d.spawnStep(StepXvfb, "Xvfb", argv, []*os.File{pw}, syscall.SIGTERM)

@@ -619,13 +619,16 @@ func TestMissingPrograms(t *testing.T) {
 }
 
 func TestDesktopEnvPure(t *testing.T) {
-	env := desktopEnv([]string{"A=1", "DISPLAY=:0", "NO_AT_BRIDGE=1", "GDK_BACKEND=wayland"}, ":5", "unix:path=/r/bus", "/r")
+	env := desktopEnv([]string{"A=1", "DISPLAY=:0", "NO_AT_BRIDGE=1", "GDK_BACKEND=wayland", "MCEC_TOKEN=secret"}, ":5", "unix:path=/r/bus", "/r")
 	m := envMap(env)
 	if m["A"] != "1" || m["DISPLAY"] != ":5" || m["GDK_BACKEND"] != "x11" || m["XDG_RUNTIME_DIR"] != "/r" {
 		t.Errorf("env %v", env)
 	}
 	if _, ok := m["NO_AT_BRIDGE"]; ok {
 		t.Error("NO_AT_BRIDGE kept")
+	}
+	if _, ok := m["MCEC_TOKEN"]; ok {
+		t.Error("MCEC_TOKEN passed on to the desktop's programs")
 	}
 	if got := dbusEscape("/tmp/a b,c=d"); got != "/tmp/a%20b%2cc%3dd" {
 		t.Errorf("dbusEscape = %q", got)
@@ -652,4 +655,38 @@ func TestWindowManagerFailureReported(t *testing.T) {
 	}
 	t.Logf("err: %v", err)
 	checkGone(t, d)
+}
+
+// Check passes on a started desktop and fails, naming it, once a process of the desktop dies.
+func TestCheck(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop()
+	if err := d.Check(ctx); err != nil {
+		t.Fatalf("Check on a fresh desktop: %v", err)
+	}
+	var wm *child
+	for _, c := range d.procs {
+		if c.name == "openbox" {
+			wm = c
+		}
+	}
+	if wm == nil {
+		t.Fatal("no openbox among the desktop's processes")
+	}
+	wm.signal(syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for !wm.exited() {
+		if time.Now().After(deadline) {
+			t.Fatal("openbox did not exit on SIGKILL")
+		}
+		time.Sleep(10 * time.Millisecond) // polling the reaper, under a deadline
+	}
+	if err := d.Check(ctx); err == nil || !strings.Contains(err.Error(), "openbox") {
+		t.Fatalf("Check after openbox died: %v, want an error naming openbox", err)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,8 +32,9 @@ import (
 // Defaults.
 const (
 	// DefaultMaxInstances bounds concurrent instances per provisioning server: each one is a
-	// desktop (Xvfb, D-Bus, AT-SPI, openbox) plus an mcec.
-	DefaultMaxInstances = 4
+	// desktop (Xvfb, D-Bus, AT-SPI, openbox) plus an mcec, about 40 MB PSS and 0.3 % of a core
+	// idle (docs/scale.md); 8 leave a 2-core machine room for their apps and the agent's calls.
+	DefaultMaxInstances = 8
 	// DefaultMaxAge is how old an instance may get before the reaper stops it.
 	DefaultMaxAge = 12 * time.Hour
 	// DefaultStartTimeout bounds how long a new instance may take to report readiness.
@@ -69,10 +71,25 @@ type Options struct {
 	Dir string
 	// SessionsDir is passed to instances as --sessions-dir ("" leaves their default).
 	SessionsDir string
+	// Launch lists programs each instance starts inside its desktop (--launch, one per entry,
+	// split on spaces there). provision-session leaves it empty; the density bench sets it.
+	Launch []string
+	// ServeArgs are further flags for `mcec serve` (e.g. --no-glx, --screen).
+	ServeArgs []string
 	// Env is the base environment of instances (default os.Environ()); the display, the bus
 	// and every MCEC_* variable are removed from it.
 	Env          []string
 	MaxInstances int
+	// MaxStarting bounds how many instances start at once (default: the number of CPUs, at least
+	// 2). A desktop's start is CPU-bound (about 0.4-0.5 CPU-seconds: Xvfb, openbox, mcec), so
+	// starting 16 on 2 cores at once makes every one of them slow, and some miss their deadline;
+	// queued, most are ready sooner (docs/scale.md). Time spent queued counts against
+	// StartTimeout.
+	MaxStarting int
+	// Warm is how many started instances the manager keeps ready to hand out (0: none), so
+	// Provision answers at once instead of after a desktop's start. They count against
+	// MaxInstances and cost an idle instance's memory each (docs/scale.md).
+	Warm         int
 	StartTimeout time.Duration
 	Grace        time.Duration
 	Log          *slog.Logger
@@ -124,10 +141,15 @@ type Manager struct {
 
 	mu      sync.Mutex
 	live    map[string]*running
-	pending int
-	closed  bool
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	pending int // instances starting (Provision and warm-pool fills)
+	// pool are started instances nobody has been handed yet (Options.Warm); they are live too.
+	pool    []Instance
+	filling int // warm-pool starts in progress (counted in pending too)
+	// starting holds a slot per instance between its start and its readiness report.
+	starting chan struct{}
+	closed   bool
+	stop     chan struct{}
+	wg       sync.WaitGroup
 }
 
 // NewManager prepares the instances directory, reaps stale instances left by earlier servers
@@ -149,6 +171,9 @@ func NewManager(opt Options) (*Manager, error) {
 	if opt.MaxInstances <= 0 {
 		opt.MaxInstances = DefaultMaxInstances
 	}
+	if opt.MaxStarting <= 0 {
+		opt.MaxStarting = max(2, runtime.NumCPU())
+	}
 	if opt.StartTimeout <= 0 {
 		opt.StartTimeout = DefaultStartTimeout
 	}
@@ -164,10 +189,12 @@ func NewManager(opt Options) (*Manager, error) {
 	if err := privateDir(opt.Dir); err != nil {
 		return nil, fmt.Errorf("provisioning: %w", err)
 	}
-	m := &Manager{opt: opt, log: opt.Log, live: map[string]*running{}, stop: make(chan struct{})}
+	m := &Manager{opt: opt, log: opt.Log, live: map[string]*running{}, stop: make(chan struct{}),
+		starting: make(chan struct{}, opt.MaxStarting)}
 	m.Reap(DefaultMaxAge)
 	m.wg.Add(1)
 	go m.reapLoop()
+	m.refill()
 	return m, nil
 }
 
@@ -188,17 +215,45 @@ func (m *Manager) reapLoop() {
 // Dir is the instances directory.
 func (m *Manager) Dir() string { return m.opt.Dir }
 
+// Pooled is how many warm instances wait to be handed out.
+func (m *Manager) Pooled() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.pool)
+}
+
 // MaxInstances is the concurrent instance limit.
 func (m *Manager) MaxInstances() int { return m.opt.MaxInstances }
 
-// Provision starts a new instance and waits (up to StartTimeout, or ctx) until it serves.
+// Provision hands out a warm instance when the pool has one (Options.Warm), else starts a new
+// instance and waits (up to StartTimeout, or ctx) until it serves.
 func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 	m.mu.Lock()
-	switch {
-	case m.closed:
+	if m.closed {
 		m.mu.Unlock()
 		return Instance{}, ErrClosed
-	case len(m.live)+m.pending >= m.opt.MaxInstances:
+	}
+	for len(m.pool) > 0 {
+		inst := m.pool[0]
+		m.pool = m.pool[1:]
+		r := m.live[inst.ID]
+		if r == nil || isDone(r.done) {
+			// It died (or was reaped) while it waited: clear it away and try the next.
+			delete(m.live, inst.ID)
+			m.mu.Unlock()
+			if r != nil {
+				m.terminate(r)
+			}
+			_ = os.RemoveAll(inst.Dir)
+			m.mu.Lock()
+			continue
+		}
+		m.mu.Unlock()
+		m.log.Info("instance provisioned from the warm pool", "instance", inst.ID, "pid", inst.PID, "port", inst.Port)
+		m.refill()
+		return inst, nil
+	}
+	if len(m.live)+m.pending >= m.opt.MaxInstances {
 		m.mu.Unlock()
 		return Instance{}, fmt.Errorf("%w: %d instances are running (limit %d); end one with end-session first", ErrLimit, len(m.live)+m.pending, m.opt.MaxInstances)
 	}
@@ -208,7 +263,74 @@ func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 		m.mu.Lock()
 		m.pending--
 		m.mu.Unlock()
+		m.refill()
 	}()
+	return m.start(ctx)
+}
+
+// refill starts instances for the warm pool until it holds Options.Warm (within MaxInstances).
+// Each start runs in the background; a failed one is logged, and the next Provision tries again.
+func (m *Manager) refill() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for !m.closed && len(m.pool)+m.filling < m.opt.Warm && len(m.live)+m.pending < m.opt.MaxInstances {
+		m.filling++
+		m.pending++
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-m.stop: // Close: abandon the start (start stops what it began)
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			inst, err := m.start(ctx)
+			cancel()
+			m.mu.Lock()
+			m.filling--
+			m.pending--
+			if err == nil {
+				m.pool = append(m.pool, inst)
+			}
+			m.mu.Unlock()
+			if err != nil {
+				m.log.Warn("warm pool: an instance did not start", "err", err)
+			}
+		}()
+	}
+}
+
+func isDone(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// start starts one instance and waits until it serves; it is then live.
+func (m *Manager) start(ctx context.Context) (Instance, error) {
+	deadline := time.Now().Add(m.opt.StartTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	// Wait for a start slot (bounded by the same deadline as the start itself).
+	slotCtx, cancelSlot := context.WithDeadline(ctx, deadline)
+	select {
+	case m.starting <- struct{}{}:
+		cancelSlot()
+	case <-slotCtx.Done():
+		cancelSlot()
+		if ctx.Err() != nil {
+			return Instance{}, fmt.Errorf("%w: cancelled while waiting for a start slot: %v", ErrStart, ctx.Err())
+		}
+		return Instance{}, fmt.Errorf("%w: no start slot before the start deadline (%d instances starting at once at most)", ErrStart, m.opt.MaxStarting)
+	}
+	defer func() { <-m.starting }()
 
 	id, token := "inst-"+randomHex(8), randomHex(16)
 	dir := filepath.Join(m.opt.Dir, id)
@@ -243,6 +365,10 @@ func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 	if m.opt.SessionsDir != "" {
 		args = append(args, "--sessions-dir", m.opt.SessionsDir)
 	}
+	for _, l := range m.opt.Launch {
+		args = append(args, "--launch", l)
+	}
+	args = append(args, m.opt.ServeArgs...)
 	cmd := exec.Command(m.opt.Binary, args...)
 	cmd.Env = childEnv(m.opt.Env, id, token)
 	cmd.Dir = dir
@@ -268,10 +394,6 @@ func (m *Manager) Provision(ctx context.Context) (inst Instance, err error) {
 		return fail(r, "write %s: %v", recordFile, err)
 	}
 
-	deadline := time.Now().Add(m.opt.StartTimeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
 	port, err := readReady(ctx, readyR, deadline)
 	if err != nil {
 		return fail(r, "%v", err)
@@ -435,6 +557,7 @@ func (m *Manager) Close() error {
 	close(m.stop)
 	live := m.live
 	m.live = map[string]*running{}
+	m.pool = nil
 	m.mu.Unlock()
 	m.wg.Wait()
 	var wg sync.WaitGroup

@@ -3,6 +3,7 @@ package provision
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -260,6 +261,152 @@ func TestPrivateDir(t *testing.T) {
 		}
 		if info.Mode().Perm() != 0o700 {
 			t.Errorf("%s mode %v, want 0700", d, info.Mode().Perm())
+		}
+	}
+}
+
+// TestStartSlots: with MaxStarting 1, a second instance does not start while the first has not
+// reported readiness: it waits for a slot, and gives up when its context ends, never having run.
+// The fake binary marks its start in the test's directory and reports readiness when the test
+// writes to its FIFO.
+func TestStartSlots(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake-mcec")
+	script := `#!/bin/sh
+echo started > "` + dir + `/started-$MCEC_INSTANCE"
+read line < "` + dir + `/go"
+echo '{"port":4242}' >&3
+exec sleep 300
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "go"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewManager(Options{Binary: fake, Dir: filepath.Join(dir, "instances"), MaxInstances: 2, MaxStarting: 1,
+		Grace: 5 * time.Second, StartTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	started := func() int {
+		matches, _ := filepath.Glob(filepath.Join(dir, "started-*"))
+		return len(matches)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := m.Provision(context.Background())
+		first <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for started() < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first instance did not start")
+		}
+		time.Sleep(10 * time.Millisecond) // polling the marker file, under a deadline
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	_, err = m.Provision(ctx)
+	cancel()
+	if !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "start slot") {
+		t.Errorf("second Provision while the first starts: %v, want ErrStart waiting for a start slot", err)
+	}
+	if n := started(); n != 1 {
+		t.Errorf("%d instances ran with one start slot", n)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "go"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("go\n")
+	f.Close()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWarmPool: with Warm 1 the manager starts an instance before anyone asks; Provision hands
+// it out (started before the call) and starts the next one; pooled instances count against
+// MaxInstances; a pooled instance that died is not handed out; Close stops them all.
+func TestWarmPool(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake-mcec")
+	script := `#!/bin/sh
+echo $$ > "` + dir + `/started-$MCEC_INSTANCE"
+echo '{"port":4242}' >&3
+exec sleep 300
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewManager(Options{Binary: fake, Dir: filepath.Join(dir, "instances"), MaxInstances: 2, Warm: 1,
+		Grace: 5 * time.Second, StartTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			m.Close()
+		}
+	})
+	pooled := func() int {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return len(m.pool)
+	}
+	waitPooled := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for pooled() != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("warm pool holds %d, want %d", pooled(), n)
+			}
+			time.Sleep(10 * time.Millisecond) // polling the pool, under a deadline
+		}
+	}
+	waitPooled(1)
+	asked := time.Now()
+	a, err := m.Provision(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Started.Before(asked) {
+		t.Errorf("instance started at %v, after it was asked for at %v: not from the pool", a.Started, asked)
+	}
+	waitPooled(1) // refilled
+	// The pooled one dies: it must not be handed out; a fresh one is started instead.
+	m.mu.Lock()
+	dead := m.pool[0]
+	m.mu.Unlock()
+	if err := syscall.Kill(dead.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	r := m.live[dead.ID]
+	m.mu.Unlock()
+	waitClosed(t, r.done, "the killed pooled instance")
+	b, err := m.Provision(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.ID == dead.ID || b.ID == a.ID {
+		t.Errorf("handed out %s (dead %s, first %s)", b.ID, dead.ID, a.ID)
+	}
+	if _, err := m.Provision(context.Background()); !errors.Is(err, ErrLimit) {
+		t.Errorf("third Provision with MaxInstances 2: %v, want ErrLimit", err)
+	}
+	if pooled() != 0 {
+		t.Errorf("warm pool holds %d at the instance limit", pooled())
+	}
+	m.Close()
+	closed = true
+	for _, pid := range []int{a.PID, b.PID} {
+		if processExists(pid) {
+			if st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); !strings.Contains(string(st), ") Z ") {
+				t.Errorf("instance pid %d still runs after Close", pid)
+			}
 		}
 	}
 }

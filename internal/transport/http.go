@@ -80,6 +80,10 @@ type HTTPOptions struct {
 	Door   FrontDoor
 	Limits HTTPLimits
 	Log    *slog.Logger
+	// Ready answers GET /readyz (health.go); nil: never ready. GET /healthz needs nothing.
+	Ready ReadyFunc
+	// HostNames are DNS names clients may use in Host besides addresses (hostnames.go).
+	HostNames []string
 }
 
 // NewHTTPServer is the HTTP listener's server: the handler of NewHTTPHandler with the read,
@@ -87,9 +91,9 @@ type HTTPOptions struct {
 // caller sets BaseContext and serves it.
 func NewHTTPServer(d *dispatch.Dispatcher, newServer func() *mcp.Server, opts HTTPOptions) *http.Server {
 	lim := opts.Limits.withDefaults()
-	h := newHTTPHandler(d, newServer, opts.Door, lim, opts.Log)
+	h := newHTTPHandler(d, newServer, opts.Door, lim, opts.Log, opts.Ready)
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           withHostNames(h, opts.HostNames, opts.Door.Port),
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		ReadTimeout:       lim.ReadTimeout,
 		IdleTimeout:       lim.IdleTimeout,
@@ -112,7 +116,7 @@ func NewHTTPServer(d *dispatch.Dispatcher, newServer func() *mcp.Server, opts HT
 // initialize tells the agent (the command access granted so far) is current for each session;
 // requests of existing sessions never build one.
 func NewHTTPHandler(d *dispatch.Dispatcher, newServer func() *mcp.Server, door FrontDoor, log *slog.Logger) http.Handler {
-	return newHTTPHandler(d, newServer, door, HTTPLimits{}.withDefaults(), log)
+	return newHTTPHandler(d, newServer, door, HTTPLimits{}.withDefaults(), log, nil)
 }
 
 type httpHandler struct {
@@ -120,7 +124,7 @@ type httpHandler struct {
 	sessions *sessionCap
 }
 
-func newHTTPHandler(d *dispatch.Dispatcher, newServer func() *mcp.Server, door FrontDoor, lim HTTPLimits, log *slog.Logger) *httpHandler {
+func newHTTPHandler(d *dispatch.Dispatcher, newServer func() *mcp.Server, door FrontDoor, lim HTTPLimits, log *slog.Logger, ready ReadyFunc) *httpHandler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -135,7 +139,8 @@ func newHTTPHandler(d *dispatch.Dispatcher, newServer func() *mcp.Server, door F
 	if door.Log == nil {
 		door.Log = log
 	}
-	return &httpHandler{Handler: door.Wrap(limitInFlight(mux, MaxHTTPInFlight, lim.SlotWait)), sessions: sessions}
+	// The probes come before the front door: they need no token and hold no request slot.
+	return &httpHandler{Handler: withProbes(door.Wrap(limitInFlight(mux, MaxHTTPInFlight, lim.SlotWait)), ready, log), sessions: sessions}
 }
 
 func serveFacade(w http.ResponseWriter, r *http.Request, d *dispatch.Dispatcher) {

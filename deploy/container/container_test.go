@@ -1,0 +1,280 @@
+// Package container holds the container image recipe (Containerfile, entrypoint.sh). No container
+// engine runs where the tests run, so these tests run the same entrypoint script on this machine
+// (which has the same Debian 12 packages) and check the recipe's package list.
+package container
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcec/mcec/contract/contracttest"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcec-container-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "mcec")
+	build := exec.Command("go", "build", "-o", binary, "github.com/mcec/mcec/cmd/mcec")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build mcec: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// The Containerfile installs exactly the Makefile's desktop packages.
+func TestPackageListMatchesMakefile(t *testing.T) {
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^DESKTOP_PACKAGES\s*:=\s*(.*)$`).FindSubmatch(mk)
+	if m == nil {
+		t.Fatal("no DESKTOP_PACKAGES in the Makefile")
+	}
+	cf, err := os.ReadFile("Containerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := regexp.MustCompile(`(?m)^ARG DESKTOP_PACKAGES="([^"]*)"$`).FindSubmatch(cf)
+	if c == nil {
+		t.Fatal(`no ARG DESKTOP_PACKAGES="…" line in the Containerfile`)
+	}
+	want, got := strings.Fields(string(m[1])), strings.Fields(string(c[1]))
+	if strings.Contains(string(m[1]), "$(") || strings.HasSuffix(strings.TrimSpace(string(m[1])), `\`) {
+		t.Fatalf("the Makefile's DESKTOP_PACKAGES is no longer one literal line: %q", m[1])
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(want, got) {
+		t.Errorf("Containerfile installs %v, the Makefile's DESKTOP_PACKAGES are %v", got, want)
+	}
+	if !strings.Contains(string(cf), "$DESKTOP_PACKAGES") {
+		t.Error("the Containerfile does not install $DESKTOP_PACKAGES")
+	}
+}
+
+type entrypoint struct {
+	cmd    *exec.Cmd
+	done   chan struct{}
+	stderr *syncBuffer
+	err    error
+}
+
+// syncBuffer is the entrypoint's stderr, read while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) WriteString(v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.WriteString(v)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// runEntrypoint starts entrypoint.sh as the container would, with the test's binary, a free
+// port, no desktop of the caller's, and env added.
+func runEntrypoint(t *testing.T, env ...string) *entrypoint {
+	t.Helper()
+	cmd := exec.Command("./entrypoint.sh")
+	base := []string{"MCEC_BIN=" + binary, "HOME=" + t.TempDir(), "MCEC_LOG_LEVEL=warn"}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "PATH" || k == "TMPDIR" || k == "LANG" {
+			base = append(base, kv)
+		}
+	}
+	cmd.Env = append(base, env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	e := &entrypoint{cmd: cmd, done: make(chan struct{}), stderr: &syncBuffer{}}
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			e.stderr.WriteString(sc.Text() + "\n")
+		}
+	}()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		e.err = cmd.Wait()
+		pw.Close()
+		<-scanned
+		close(e.done)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-e.done:
+		case <-time.After(20 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-e.done
+			t.Error("the entrypoint's mcec did not stop on SIGTERM")
+		}
+	})
+	return e
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func TestEntrypointRefusesWithoutToken(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short")
+	empty := filepath.Join(dir, "empty")
+	spaced := filepath.Join(dir, "spaced")
+	for p, s := range map[string]string{short: "abc\n", empty: "\n", spaced: "abcdefgh ijklmnopqrs\n"} {
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ file, says string }{
+		{filepath.Join(dir, "missing"), "no token file"},
+		{empty, "is empty"},
+		{short, "shorter than 16"},
+		{spaced, "contains blanks"},
+	} {
+		e := runEntrypoint(t, "MCEC_TOKEN_FILE="+tc.file, "MCEC_PORT="+strconv.Itoa(freePort(t)))
+		select {
+		case <-e.done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the entrypoint is still running", tc.file)
+		}
+		var exit *exec.ExitError
+		if e.err == nil || !errorsAs(e.err, &exit) || exit.ExitCode() != 78 {
+			t.Errorf("%s: exit %v, want status 78", tc.file, e.err)
+		}
+		if !strings.Contains(e.stderr.String(), tc.says) || !strings.Contains(e.stderr.String(), "refusing") {
+			t.Errorf("%s: stderr %q, want it to say %q", tc.file, e.stderr.String(), tc.says)
+		}
+	}
+}
+
+func errorsAs(err error, target **exec.ExitError) bool {
+	e, ok := err.(*exec.ExitError)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// The entrypoint serves on every interface with the token from the file; the probes answer
+// without it, everything else needs it; MCEC_LAUNCH apps start; SIGTERM stops it all.
+func TestEntrypointServes(t *testing.T) {
+	token := "tok-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-0123456789"
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte(token+"\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	e := runEntrypoint(t, "MCEC_TOKEN_FILE="+file, "MCEC_PORT="+strconv.Itoa(port),
+		"MCEC_LAUNCH=\nxmessage -name entrypoint-probe hello\n")
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	get := func(path string) int {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for get("/readyz") != 200 {
+		select {
+		case <-e.done:
+			t.Fatalf("the entrypoint exited: %v\n%s", e.err, e.stderr.String())
+		case <-time.After(100 * time.Millisecond): // polling a probe
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz not 200 within 60 s (healthz %d)\n%s", get("/healthz"), e.stderr.String())
+		}
+	}
+	if c := get("/healthz"); c != 200 {
+		t.Fatalf("healthz %d", c)
+	}
+	// Bound to 0.0.0.0: mcec's argv says so, and the token is not on it.
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", e.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	if !slices.Contains(args, "0.0.0.0") || !slices.Contains(args, "--headless") || strings.Contains(string(cmdline), token) {
+		t.Errorf("mcec runs as %q", args)
+	}
+	call := func(auth string) (int, []byte) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/tools/windows", strings.NewReader(`{"process":"xmessage"}`))
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	if code, _ := call(""); code != http.StatusUnauthorized {
+		t.Errorf("façade without the token: %d, want 401", code)
+	}
+	if code, _ := call("wrong-token-0123456789"); code != http.StatusUnauthorized {
+		t.Errorf("façade with a wrong token: %d, want 401", code)
+	}
+	code, body := call(token)
+	if code != 200 {
+		t.Fatalf("façade with the token: %d %s", code, body)
+	}
+	if env := contracttest.Check(t, body); !env.OK() || !strings.Contains(string(body), "xmessage") {
+		t.Fatalf("windows: %s", body)
+	}
+	if err := syscall.Kill(e.cmd.Process.Pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-e.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("mcec did not stop on SIGTERM")
+	}
+}
