@@ -111,11 +111,12 @@ var rules = map[string]rule{
 	"internal/reach":     {},
 	"internal/tasks":     {},
 	"internal/bench":     {},
+	"deploy/container":   {}, // the container recipe's tests
 }
 
 // fixtures are test fixtures and developer tooling, which the shipped binary must not contain.
 var fixtures = []string{"contract/contracttest", "internal/testdesk", "internal/suitedesk", "internal/reach", "internal/tasks",
-	"internal/bench", "internal/platform/fake", "internal/platform/platformtest", "internal/daemon/daemontest"}
+	"internal/bench", "deploy/container", "internal/platform/fake", "internal/platform/platformtest", "internal/daemon/daemontest"}
 
 // ruleFor is the most specific rule covering rel.
 func ruleFor(rel string) (string, rule, bool) {
