@@ -23,7 +23,8 @@ the protocol; logs go to stderr. A malformed line gets a JSON-RPC error and the 
 
 With --server URL (an mcec MCP endpoint such as http://127.0.0.1:5151/mcp, or the mcpEndpoint of
 an instance from provision-session) mcec starts no desktop: it bridges stdio to that server,
-presenting the bearer token from MCEC_TOKEN.`,
+presenting the bearer token from MCEC_TOKEN, else (for a loopback server) the token file a local
+mcec serve wrote.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f, ok := st.in.(*os.File); ok && isTerminal(f) {
@@ -32,7 +33,7 @@ presenting the bearer token from MCEC_TOKEN.`,
 			}
 			if server != "" {
 				// The token never comes as a flag: argv is visible to every user in ps.
-				return bridgeRun(cmd.Context(), g, st, server, os.Getenv("MCEC_TOKEN"))
+				return bridgeRun(cmd.Context(), g, st, server, tokenFor(server, os.Getenv(envToken)))
 			}
 			d, _, err := g.startDaemon(cmd.Context(), st.err)
 			if err != nil {
@@ -46,7 +47,7 @@ presenting the bearer token from MCEC_TOKEN.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&server, "server", "", "bridge stdio to this mcec MCP endpoint instead of serving a desktop (token from MCEC_TOKEN)")
+	cmd.Flags().StringVar(&server, "server", "", "bridge stdio to this mcec MCP endpoint instead of serving a desktop (token from MCEC_TOKEN or the server's token file)")
 	return cmd
 }
 
