@@ -56,4 +56,3 @@ func takeEnvToken() string {
 	_ = os.Unsetenv(envToken)
 	return v
 }
-
