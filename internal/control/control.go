@@ -19,6 +19,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,7 +119,7 @@ func listen(path string, log *slog.Logger) (*Server, error) {
 		return nil, fmt.Errorf("control socket: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{path: path, ln: ln, log: log, handlers: map[string]Handler{}, ctx: ctx, cancel: cancel}
+	s := &Server{path: path, ln: ln, log: log, handlers: map[string]Handler{OpStats: stats}, ctx: ctx, cancel: cancel}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -139,6 +140,24 @@ func checkPrivateDir(dir string) error {
 		return fmt.Errorf("control socket directory %s is writable by others (mode %v); chmod 700 it", dir, fi.Mode().Perm())
 	}
 	return nil
+}
+
+// OpStats answers Stats: what a leak would grow that only the process itself can see (its open
+// files, threads and memory are in /proc already). Served on every control socket.
+const OpStats = "stats"
+
+// Stats is the answer of OpStats.
+type Stats struct {
+	Goroutines int    `json:"goroutines"`
+	HeapAlloc  uint64 `json:"heapAlloc"` // bytes of live heap objects
+	HeapSys    uint64 `json:"heapSys"`   // bytes of heap obtained from the system
+	NumGC      uint32 `json:"numGC"`
+}
+
+func stats(context.Context, json.RawMessage) (any, error) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return Stats{Goroutines: runtime.NumGoroutine(), HeapAlloc: m.HeapAlloc, HeapSys: m.HeapSys, NumGC: m.NumGC}, nil
 }
 
 // Path is the socket's path.

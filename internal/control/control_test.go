@@ -174,3 +174,14 @@ func TestListenFallsBackFromAnUnusableRuntimeDir(t *testing.T) {
 		t.Errorf("Find = %q, %v", got, err)
 	}
 }
+
+func TestStats(t *testing.T) {
+	s := startServer(t)
+	var st Stats
+	if err := Call(context.Background(), s.Path(), OpStats, nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Goroutines < 2 || st.HeapAlloc == 0 || st.HeapSys < st.HeapAlloc {
+		t.Errorf("implausible stats: %+v", st)
+	}
+}
