@@ -33,7 +33,9 @@ mcec serve wrote.`,
 			}
 			if server != "" {
 				// The token never comes as a flag: argv is visible to every user in ps.
-				return bridgeRun(cmd.Context(), g, st, server, tokenFor(server, os.Getenv(envToken)))
+				explicit := os.Getenv(envToken)
+				// Asked for each request: a restarted server publishes a new token.
+				return bridgeRun(cmd.Context(), g, st, server, func() string { return tokenFor(server, explicit) })
 			}
 			d, _, err := g.startDaemon(cmd.Context(), st.err)
 			if err != nil {
@@ -70,7 +72,7 @@ func serveStdio(ctx context.Context, d *dispatch.Dispatcher, srv *mcp.Server, st
 }
 
 // bridgeRun serves stdio for a remote mcec (transport.Bridge).
-func bridgeRun(ctx context.Context, g *globalOptions, st *streams, server, token string) error {
+func bridgeRun(ctx context.Context, g *globalOptions, st *streams, server string, token func() string) error {
 	log, err := g.logger(st.err)
 	if err != nil {
 		return err
