@@ -146,10 +146,21 @@ func (h *harness) checkGrowth() {
 
 // checkHeldInput asks the X server whether any key or pointer button is down.
 func (h *harness) checkHeldInput() {
+	// The line protocol releases a closed connection's input once its commands have run.
+	var last []string
+	if !waitUntil(5*time.Second, func() bool { last = h.heldNow(); return len(last) == 0 }) {
+		h.fail(checkHeld, "input held at the end: %v", last)
+		h.st.mu.Lock()
+		h.st.heldInput = last
+		h.st.mu.Unlock()
+	}
+}
+
+// heldNow lists the keys and pointer buttons down on the suite's X server.
+func (h *harness) heldNow() []string {
 	x, err := xgb.NewConnDisplay(h.desk.Display())
 	if err != nil {
-		h.fail(checkHeld, "connect to %s: %v", h.desk.Display(), err)
-		return
+		return []string{err.Error()}
 	}
 	defer x.Close()
 	held := func() []string {
@@ -175,14 +186,7 @@ func (h *harness) checkHeldInput() {
 		}
 		return out
 	}
-	// The line protocol releases a closed connection's input once its commands have run.
-	var last []string
-	if !waitUntil(5*time.Second, func() bool { last = held(); return len(last) == 0 }) {
-		h.fail(checkHeld, "input held at the end: %v", last)
-		h.st.mu.Lock()
-		h.st.heldInput = last
-		h.st.mu.Unlock()
-	}
+	return held()
 }
 
 // leftFiles lists what mcec left in the run's runtime and temporary directories once every mcec

@@ -1,8 +1,10 @@
 package soak_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,7 +18,7 @@ import (
 
 // The faults, in the order they are injected (round robin).
 var faultNames = []string{"freeze app (SIGSTOP 3 s)", "window closed mid-call", "SIGTERM mcec serve",
-	"crash app (SIGKILL) and relaunch", "SIGKILL mcec serve", "SIGKILL mcec mcp --headless"}
+	"crash app (SIGKILL) and relaunch", "SIGKILL mcec serve holding Ctrl and button 1", "SIGKILL mcec mcp --headless"}
 
 // faults injects one fault every interval until end.
 func (h *harness) faults(ctx context.Context, w *worker, end time.Time) {
@@ -134,12 +136,53 @@ func (h *harness) closeMidCall(ctx context.Context, w *worker) {
 	wg.Wait()
 }
 
-// restartServer stops mcec serve with sig and starts the next incarnation.
+// restartServer stops mcec serve with sig and starts the next incarnation. Before a SIGKILL a
+// line client makes it hold Control and the left button: the X server keeps XTEST presses after
+// their client dies, and the next mcec must release them.
 func (h *harness) restartServer(sig syscall.Signal) {
 	end := h.disturb()
 	defer end()
+	var holder net.Conn
+	if sig == syscall.SIGKILL {
+		holder = h.holdInput()
+	}
 	h.stopServer(sig)
+	if holder != nil {
+		holder.Close()
+		if held := h.heldNow(); len(held) > 0 {
+			h.st.note("kill -9 of mcec serve while a line client held Ctrl and button 1 left them down: %v", held)
+		}
+	}
 	h.startServer()
+	if holder != nil {
+		if held := h.heldNow(); len(held) > 0 {
+			h.fail(checkHeld, "the next mcec serve did not release what the killed one held: %v", held)
+		} else {
+			h.st.note("the next mcec serve released what the killed one held (before serving)")
+		}
+	}
+}
+
+// holdInput has the server hold Control and the left button through the line protocol; it
+// returns the connection once they are down (mcec:ver answers after them).
+func (h *harness) holdInput() net.Conn {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(h.tcpPort)), 5*time.Second)
+	if err != nil {
+		return nil
+	}
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := c.Write([]byte("shiftdown:ctrl\r\nmouse:lbd\r\nmcec:ver\r\n")); err != nil {
+		c.Close()
+		return nil
+	}
+	if _, err := bufio.NewReader(c).ReadString('\n'); err != nil {
+		c.Close()
+		return nil
+	}
+	if len(h.heldNow()) == 0 {
+		h.st.note("a line client's shiftdown:ctrl and mouse:lbd showed nothing held on the X server")
+	}
+	return c
 }
 
 // killOwnStdio kills `mcec mcp --headless` outright: its private desktop's processes and
