@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/tools"
 )
@@ -148,6 +149,13 @@ func callServerAuth(ctx context.Context, server, token, tool string, body []byte
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		return b, nil
+	case resp.StatusCode == http.StatusUnauthorized:
+		hint := "the token presented is not this server's"
+		if token == "" {
+			hint = "no token was found: pass --token or MCEC_TOKEN (an mcec serve of this user on loopback publishes its own in " +
+				control.Dir() + ")"
+		}
+		return nil, fmt.Errorf("%s: %s; %s", resp.Status, bytes.TrimSpace(b), hint)
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest:
 		return nil, usageError{fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(b))}
 	default:
