@@ -62,6 +62,7 @@ func TestSoak(t *testing.T) {
 	}
 	spawn("mcp-stdio-bridge", h.bridgeClient)
 	spawn("mcp-stdio-own", h.ownStdioClient)
+	spawn("stdio-raw", h.stdioRawClient)
 	spawn("line-tcp-0", h.lineClient)
 	spawn("line-tcp-1", h.lineClient)
 	spawn("abuse", h.abuseClient)

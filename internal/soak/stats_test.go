@@ -124,11 +124,17 @@ func (w *worker) validate(transport, tool string, envelopeJSON []byte) string {
 	return env.Err().Category.String()
 }
 
-// refused records an HTTP answer that is not an envelope (a transport refusal).
+// refused records an answer that is not an envelope (a transport refusal): an HTTP status, or
+// a JSON-RPC error code negated.
 func (w *worker) refused(transport string, status int) {
 	s := w.h.st
 	s.mu.Lock()
 	s.calls[transport]++
+	if status > 30000 {
+		s.outcomes[fmt.Sprintf("JSON-RPC error %d", -status)]++
+		s.mu.Unlock()
+		return
+	}
 	s.outcomes[fmt.Sprintf("HTTP %d", status)]++
 	s.mu.Unlock()
 }
