@@ -24,7 +24,7 @@ TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.
 BENCH_PACKAGES   := $(TEST_PACKAGES) python3-pyatspi imagemagick xdotool x11-apps
 export CGO_ENABLED := 0
 
-.PHONY: all deps test-deps clients-deps build run test reach tasks fuzz lint fmt-check vet staticcheck bench microbench helm-test clean
+.PHONY: all deps test-deps clients-deps build run test reach tasks soak fuzz lint fmt-check vet staticcheck bench microbench helm-test clean
 
 all: build
 
@@ -65,6 +65,14 @@ reach: test-deps
 # make test runs only its quick subset (a plain go test ./internal/tasks); -tasks.all runs all.
 tasks: test-deps clients-deps
 	$(GO) test -count=1 -timeout 20m ./internal/tasks -run TestTasks -tasks.all -tasks.write -v
+
+# The fault and soak suite (issue 17) for SOAK_MINUTES: every transport's clients with valid and bad
+# input, slow and abandoned connections, frozen, crashed and closed apps, SIGTERM and SIGKILL of
+# mcec; checks envelopes, panics, growth, held input, leftovers and evidence; rewrites
+# docs/reliability.md. make test runs it for a minute (a plain go test ./internal/soak).
+SOAK_MINUTES ?= 10
+soak: test-deps
+	$(GO) test -count=1 -timeout $$(( $(SOAK_MINUTES) + 10 ))m ./internal/soak -run TestSoak -soak.duration $(SOAK_MINUTES)m -soak.write -v
 
 # The hot paths' micro-benchmarks, briefly (3 iterations each), so a slowdown shows in review:
 # envelope encode, blank check, PNG encode, and the tree read of gtk3-widget-factory.

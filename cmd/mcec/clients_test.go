@@ -84,11 +84,11 @@ func clientCmd(ctx context.Context, t *testing.T, node string, args ...string) *
 }
 
 // serveHTTP starts `mcec serve` on a free loopback port with its own private desktop and returns
-// its base URL; the server is stopped by PID when the test ends.
-func serveHTTP(t *testing.T, extra ...string) string {
+// its base URL and the token it made up; the server is stopped by PID when the test ends.
+func serveHTTP(t *testing.T, extra ...string) (string, string) {
 	t.Helper()
-	_, base := startServe(t, append([]string{"--headless"}, extra...)...)
-	return base
+	_, base, token := startServe(t, append([]string{"--headless"}, extra...)...)
+	return base, token
 }
 
 // readBaseline reads conformance-baseline.yml: the scenarios under "server:", each of which
@@ -134,7 +134,9 @@ var resultDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$`)
 // change in the suite's exit code cannot hide either.
 func TestConformance(t *testing.T) {
 	node := nodeClients(t)
-	base := serveHTTP(t)
+	// The conformance suite cannot present a bearer token: this server opts out, as an operator
+	// may on loopback.
+	base, _ := serveHTTP(t, "--no-token")
 	baseline := readBaseline(t)
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -315,7 +317,9 @@ func TestInspectorCLI(t *testing.T) {
 	})
 
 	t.Run("http", func(t *testing.T) {
-		target := []string{serveHTTP(t, "--launch", "gtk3-widget-factory") + "/mcp"}
+		base, token := serveHTTP(t, "--launch", "gtk3-widget-factory")
+		// The Inspector presents the token as a header (a throwaway token in a test's argv).
+		target := []string{base + "/mcp", "--header", "Authorization: Bearer " + token}
 		listTools(t, target)
 		call(t, target, "windows", false, false)
 		// The factory's tree registers on the accessibility bus a moment after it starts.
@@ -349,10 +353,13 @@ func TestInspectorCLI(t *testing.T) {
 // checks every envelope it saw against the contract.
 func TestTypeScriptSDK(t *testing.T) {
 	node := nodeClients(t)
-	run := func(t *testing.T, args ...string) {
+	run := func(t *testing.T, token string, args ...string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		cmd := clientCmd(ctx, t, node, append([]string{"sdk-smoke.mjs"}, args...)...)
+		if token != "" {
+			cmd.Env = append(cmd.Env, "MCEC_TOKEN="+token) // sdk-smoke.mjs sends it as a header
+		}
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -389,6 +396,9 @@ func TestTypeScriptSDK(t *testing.T) {
 			}
 		}
 	}
-	t.Run("stdio", func(t *testing.T) { run(t, "stdio", binary) })
-	t.Run("http", func(t *testing.T) { run(t, "http", serveHTTP(t, "--launch", "gtk3-widget-factory")+"/mcp") })
+	t.Run("stdio", func(t *testing.T) { run(t, "", "stdio", binary) })
+	t.Run("http", func(t *testing.T) {
+		base, token := serveHTTP(t, "--launch", "gtk3-widget-factory")
+		run(t, token, "http", base+"/mcp")
+	})
 }

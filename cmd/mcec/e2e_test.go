@@ -28,7 +28,12 @@ import (
 	"github.com/mcec/mcec/contract/contracttest"
 )
 
-var binary string
+var (
+	binary string
+	// runtimeDir is the XDG_RUNTIME_DIR of every mcec the tests start: their control sockets
+	// and token files live there, never in the real one.
+	runtimeDir string
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "mcec-e2e-")
@@ -37,6 +42,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "mcec")
+	runtimeDir = filepath.Join(dir, "run")
+	if err := os.Mkdir(runtimeDir, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	build := exec.Command("go", "build", "-o", binary, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -48,14 +58,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// mcecCmd is the binary with a clean desktop environment: no DISPLAY, so it starts its own.
+// mcecCmd is the binary with a clean desktop environment: no DISPLAY, so it starts its own; the
+// tests' own runtime directory; no token from the environment.
 func mcecCmd(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(binary, args...)
-	env := []string{"MCEC_SESSIONS_DIR=" + t.TempDir(), "MCEC_LOG_LEVEL=warn"}
+	env := []string{"MCEC_SESSIONS_DIR=" + t.TempDir(), "MCEC_LOG_LEVEL=warn", "XDG_RUNTIME_DIR=" + runtimeDir}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "MCEC_SERVER", "MCEC_SESSIONS_DIR", "MCEC_LOG_LEVEL":
+		case "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "MCEC_SERVER", "MCEC_SESSIONS_DIR", "MCEC_LOG_LEVEL", "MCEC_TOKEN":
 		default:
 			env = append(env, kv)
 		}
@@ -299,12 +310,17 @@ func TestStdioSurvivesMalformedLines(t *testing.T) {
 	}
 }
 
-var listening = regexp.MustCompile(`serving MCP at (http://[^ ]+)/mcp`)
+var (
+	listening = regexp.MustCompile(`serving MCP at (http://[^ ]+)/mcp`)
+	// shownToken is the line that shows the made-up token once.
+	shownToken = regexp.MustCompile(`"Authorization: Bearer ([A-Za-z0-9]+)"`)
+)
 
-// startServe runs `mcec serve --port 0 ARGS…` on its own private desktop and returns the command
-// and the server's base URL. When the test ends the server is stopped with SIGTERM, and every
-// process of its desktop must be gone; its log is shown if the test failed.
-func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
+// startServe runs `mcec serve --port 0 ARGS…` on its own private desktop and returns the command,
+// the server's base URL and the token it made up (empty with --no-token). When the test ends the
+// server is stopped with SIGTERM, every process of its desktop must be gone and so must its token
+// file; its log is shown if the test failed.
+func startServe(t *testing.T, args ...string) (*exec.Cmd, string, string) {
 	t.Helper()
 	cmd := mcecCmd(t, append([]string{"serve", "--port", "0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
@@ -318,15 +334,22 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 		mu       sync.Mutex
 		log      bytes.Buffer
 		children []int
+		port     = "none"
 	)
 	urlc := make(chan string, 1)
+	token := ""
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			line := sc.Text()
+			if m := shownToken.FindStringSubmatch(line); m != nil {
+				token = m[1] // before the listening line, which publishes it to the test
+				line = strings.ReplaceAll(line, m[1], "<token>")
+			}
 			mu.Lock()
-			log.WriteString(sc.Text() + "\n")
+			log.WriteString(line + "\n")
 			mu.Unlock()
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+			if m := listening.FindStringSubmatch(line); m != nil {
 				urlc <- m[1]
 			}
 		}
@@ -343,6 +366,9 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 			t.Errorf("mcec serve did not stop on SIGTERM")
 		}
 		assertGone(t, children)
+		if files, _ := filepath.Glob(filepath.Join(runtimeDir, "mcec", "token-"+port)); len(files) > 0 {
+			t.Errorf("token file left after SIGTERM: %v", files)
+		}
 		if t.Failed() {
 			mu.Lock()
 			t.Logf("server log:\n%s", log.String())
@@ -352,20 +378,54 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 	select {
 	case base := <-urlc:
 		children = childPIDs(cmd.Process.Pid)
-		return cmd, base
+		port = base[strings.LastIndexByte(base, ':')+1:]
+		return cmd, base, token
 	case <-time.After(30 * time.Second):
 		t.Fatal("mcec serve did not start")
 	}
-	return nil, ""
+	return nil, "", ""
+}
+
+// bearerTransport presents a token on every request, as an MCP client configured with a header.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// post sends a façade call with the token (none when empty).
+func post(t *testing.T, url, token, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
 }
 
 func TestHTTP(t *testing.T) {
-	_, base := startServe(t, "--launch", "gtk3-widget-factory")
+	_, base, token := startServe(t, "--launch", "gtk3-widget-factory")
+	if token == "" {
+		t.Fatal("mcec serve showed no token")
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp",
+		HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,23 +434,21 @@ func TestHTTP(t *testing.T) {
 
 	// The façade: the body is the arguments, the response the envelope, 200 whatever ok says.
 	for _, tc := range []struct {
-		tool, body string
-		status     int
-		ok         bool
+		tool, body, token string
+		status            int
+		ok                bool
 	}{
-		{"windows", `{}`, 200, true},
-		{"query", `{"window":"no such window"}`, 200, false},
-		{"windows", `{"window":`, 400, false},
-		{"nope", `{}`, 404, false},
+		{"windows", `{}`, token, 200, true},
+		{"query", `{"window":"no such window"}`, token, 200, false},
+		{"windows", `{"window":`, token, 400, false},
+		{"nope", `{}`, token, 404, false},
+		// Issue 17 row 19: a token by default; another local user has none.
+		{"windows", `{}`, "", 401, false},
+		{"windows", `{}`, token + "x", 401, false},
 	} {
-		resp, err := http.Post(base+"/v1/tools/"+tc.tool, "application/json", strings.NewReader(tc.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != tc.status {
-			t.Errorf("%s %s: status %d, want %d: %s", tc.tool, tc.body, resp.StatusCode, tc.status, body)
+		status, body := post(t, base+"/v1/tools/"+tc.tool, tc.token, tc.body)
+		if status != tc.status {
+			t.Errorf("%s %s: status %d, want %d: %s", tc.tool, tc.body, status, tc.status, body)
 			continue
 		}
 		if tc.status == 200 {
@@ -399,14 +457,33 @@ func TestHTTP(t *testing.T) {
 			}
 		}
 	}
+	if _, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1}, nil); err == nil {
+		t.Error("an MCP client without the token was served")
+	}
 
-	// mcec call finds the running server by URL.
+	// mcec call finds the running server by URL, and its token in the token file.
 	call := mcecCmd(t, "call", "--server", base, "windows")
 	out, err := call.Output()
 	if err != nil {
 		t.Fatalf("mcec call --server: %v", err)
 	}
 	contracttest.Check(t, bytes.TrimSpace(out))
+
+	// So does the stdio bridge.
+	bridge := mcecCmd(t, "mcp", "--server", base+"/mcp")
+	bcs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: bridge}, nil)
+	if err != nil {
+		t.Fatalf("mcec mcp --server: %v", err)
+	}
+	res, err := bcs.CallTool(ctx, &mcp.CallToolParams{Name: "windows", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("windows through the bridge: %v", err)
+	}
+	if env := envelopeOf(t, res); !env.OK() {
+		t.Errorf("windows through the bridge: %+v", env.Err())
+	}
+	bcs.Close()
 }
 
 func TestCallCommand(t *testing.T) {

@@ -1,10 +1,7 @@
 package main_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -14,7 +11,7 @@ import (
 // TestBundleAndReplayAgainstServer records a session through the façade of a running mcec serve,
 // verifies its bundle, and replays it against the same server with mcec replay --server.
 func TestBundleAndReplayAgainstServer(t *testing.T) {
-	cmd, base := startServe(t, "--launch", "gtk3-widget-factory")
+	cmd, base, token := startServe(t, "--launch", "gtk3-widget-factory")
 	var sessionsDir string
 	for _, kv := range cmd.Env {
 		if v, ok := strings.CutPrefix(kv, "MCEC_SESSIONS_DIR="); ok {
@@ -24,12 +21,7 @@ func TestBundleAndReplayAgainstServer(t *testing.T) {
 	post := func(tool string, args map[string]any) map[string]any {
 		t.Helper()
 		body, _ := json.Marshal(args)
-		resp, err := http.Post(base+"/v1/tools/"+tool, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		_, b := post(t, base+"/v1/tools/"+tool, token, string(body))
 		contracttest.Check(t, b)
 		var env map[string]any
 		_ = json.Unmarshal(b, &env)
@@ -75,6 +67,7 @@ func TestBundleAndReplayAgainstServer(t *testing.T) {
 	if code, out := run("bundle", "--verify", sid, "--sessions-dir", sessionsDir); code != 0 || !strings.Contains(out, "hash chain intact") {
 		t.Fatalf("mcec bundle --verify: exit %d\n%s", code, out)
 	}
+	// replay finds the server's token in its token file.
 	code, out := run("replay", sid, "--sessions-dir", sessionsDir, "--server", base)
 	if code != 0 || !strings.Contains(out, "7 match, 0 diverged") {
 		t.Fatalf("mcec replay --server: exit %d\n%s", code, out)

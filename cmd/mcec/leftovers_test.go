@@ -31,12 +31,13 @@ type leftoverServer struct {
 	err    error
 }
 
-// startLeftoverServer starts mcec serve --headless with TMPDIR=tmp and waits until it serves.
+// startLeftoverServer starts mcec serve --headless with TMPDIR=tmp (and its runtime directory,
+// where its token file goes, there too) and waits until it serves.
 func startLeftoverServer(t *testing.T, tmp string) *leftoverServer {
 	t.Helper()
 	before, _ := filepath.Glob(filepath.Join(tmp, "mcec-desk-*"))
 	cmd := mcecCmd(t, "serve", "--headless", "--port", "0")
-	cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "MCEC_LOG_LEVEL=info")
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "XDG_RUNTIME_DIR="+tmp, "MCEC_LOG_LEVEL=info")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -214,10 +215,22 @@ func TestNextStartSweepsLeftovers(t *testing.T) {
 		t.Fatal("the desktop folder went without a watchdog: the test no longer shows the sweep")
 	}
 	t.Logf("left behind by kill -9 without a watchdog: %v and %s", left, s.desk)
+	tokens := func() []string {
+		m, _ := filepath.Glob(filepath.Join(tmp, "mcec", "token-*"))
+		return m
+	}
+	stale := tokens()
+	if len(stale) != 1 {
+		t.Fatalf("token files after kill -9: %v, want the killed server's", stale)
+	}
 
 	next := startLeftoverServer(t, tmp)
 	if exists(s.desk) {
 		t.Errorf("the next start left %s", s.desk)
+	}
+	// Its token file too (the next server publishes its own under another port).
+	if exists(stale[0]) {
+		t.Errorf("the next start left the killed server's token file %s", stale[0])
 	}
 	if r := running(left); len(r) > 0 {
 		t.Errorf("the next start left %v running", r)

@@ -6,11 +6,13 @@ package bench
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
 	"fmt"
 	"io"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,19 +155,23 @@ func (s *suite) setup() error {
 	if err != nil {
 		return err
 	}
-	serve := command(s.env, s.opt.Mcec, "serve", "--allow-all", "--port", strconv.Itoa(port), "--log-level", "error")
+	// A token of the bench's own, in serve's environment (never its argv), as an operator would
+	// hand one to clients.
+	token := rand.Text()
+	serve := command(append(slices.Clip(s.env), "MCEC_TOKEN="+token), s.opt.Mcec, "serve", "--allow-all", "--port", strconv.Itoa(port), "--log-level", "error")
 	serve.Stderr = os.Stderr
 	if s.serve, err = startProc(serve); err != nil {
 		return err
 	}
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
-	s.facade = newFacade(base)
+	s.facade = newFacade(base, token)
 	if err := s.waitServe(); err != nil {
 		return err
 	}
 	cctx, cancel2 := context.WithTimeout(s.ctx, 20*time.Second)
 	defer cancel2()
-	s.httpMCP, err = connectMCP(cctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true})
+	s.httpMCP, err = connectMCP(cctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true,
+		HTTPClient: &http.Client{Transport: s.facade.client.Transport}})
 	if err != nil {
 		return fmt.Errorf("MCP HTTP: %w", err)
 	}

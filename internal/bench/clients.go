@@ -72,13 +72,25 @@ func (m *mcpCaller) call(ctx context.Context, tool string, args any) (*envelope,
 // facadeCaller calls POST /v1/tools/{tool}.
 type facadeCaller struct {
 	base   string
-	client *http.Client
+	client *http.Client // presents the server's bearer token
 }
 
-func newFacade(base string) *facadeCaller {
+func newFacade(base, token string) *facadeCaller {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
-	return &facadeCaller{base: base, client: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
+	return &facadeCaller{base: base, client: &http.Client{Transport: bearer{token, tr}, Timeout: 60 * time.Second}}
+}
+
+// bearer adds the token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 func (f *facadeCaller) call(ctx context.Context, tool string, args any) (*envelope, error) {

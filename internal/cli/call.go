@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/tools"
 )
@@ -39,7 +40,10 @@ func newCallCmd(g *globalOptions, st *streams) *cobra.Command {
 
 Where the call runs: --server URL (or MCEC_SERVER) sends it to a running mcec serve; otherwise,
 when a server answers on ` + defaultServer + ` it is used; otherwise (or with --local or
---headless) mcec runs in-process, on its own private desktop when DISPLAY is unset.`,
+--headless) mcec runs in-process, on its own private desktop when DISPLAY is unset.
+
+The bearer token: --token, else MCEC_TOKEN, else (for a loopback server) the token file the
+running mcec serve wrote in this user's runtime directory.`,
 		Example: `  mcec call windows
   mcec call query '{"process":"gtk3-widget-factory","maxDepth":3}'
   mcec call capture '{"window":"Factory","pathOnly":true}'`,
@@ -50,7 +54,7 @@ when a server answers on ` + defaultServer + ` it is used; otherwise (or with --
 		},
 	}
 	cmd.Flags().StringVar(&o.server, "server", envOr("MCEC_SERVER", ""), "URL of a running mcec serve (env MCEC_SERVER)")
-	cmd.Flags().StringVar(&o.token, "token", envOr("MCEC_TOKEN", ""), "bearer token for the server (env MCEC_TOKEN)")
+	cmd.Flags().StringVar(&o.token, "token", "", "bearer token for the server (env MCEC_TOKEN; default: the token file a local mcec serve wrote)")
 	cmd.Flags().BoolVar(&o.local, "local", false, "run in-process even when a server answers on the default address")
 	cmd.Flags().BoolVar(&o.pretty, "pretty", false, "indent the envelope")
 	return cmd
@@ -76,7 +80,11 @@ func callRun(ctx context.Context, g *globalOptions, st *streams, o *callOptions,
 		err     error
 	)
 	if server != "" {
-		envJSON, err = callServerAuth(ctx, server, o.token, tool, body)
+		explicit := o.token
+		if explicit == "" {
+			explicit = os.Getenv(envToken)
+		}
+		envJSON, err = callServerAuth(ctx, server, tokenFor(server, explicit), tool, body)
 	} else {
 		envJSON, err = callLocal(ctx, g, st, tool, body)
 	}
@@ -113,9 +121,9 @@ func callLocal(ctx context.Context, g *globalOptions, st *streams, tool string, 
 	return json.Marshal(out.Envelope)
 }
 
-// callServer calls a running server with the token from MCEC_TOKEN, if any.
+// callServer calls a running server with the token from MCEC_TOKEN, else its token file.
 func callServer(ctx context.Context, server, tool string, body []byte) ([]byte, error) {
-	return callServerAuth(ctx, server, os.Getenv("MCEC_TOKEN"), tool, body)
+	return callServerAuth(ctx, server, tokenFor(server, os.Getenv(envToken)), tool, body)
 }
 
 // callServerAuth posts one call to the server's façade.
@@ -141,6 +149,13 @@ func callServerAuth(ctx context.Context, server, token, tool string, body []byte
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		return b, nil
+	case resp.StatusCode == http.StatusUnauthorized:
+		hint := "the token presented is not this server's"
+		if token == "" {
+			hint = "no token was found: pass --token or MCEC_TOKEN (an mcec serve of this user on loopback publishes its own in " +
+				control.Dir() + ")"
+		}
+		return nil, fmt.Errorf("%s: %s; %s", resp.Status, bytes.TrimSpace(b), hint)
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest:
 		return nil, usageError{fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(b))}
 	default:

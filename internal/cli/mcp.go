@@ -23,7 +23,8 @@ the protocol; logs go to stderr. A malformed line gets a JSON-RPC error and the 
 
 With --server URL (an mcec MCP endpoint such as http://127.0.0.1:5151/mcp, or the mcpEndpoint of
 an instance from provision-session) mcec starts no desktop: it bridges stdio to that server,
-presenting the bearer token from MCEC_TOKEN.`,
+presenting the bearer token from MCEC_TOKEN, else (for a loopback server) the token file a local
+mcec serve wrote.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f, ok := st.in.(*os.File); ok && isTerminal(f) {
@@ -32,7 +33,9 @@ presenting the bearer token from MCEC_TOKEN.`,
 			}
 			if server != "" {
 				// The token never comes as a flag: argv is visible to every user in ps.
-				return bridgeRun(cmd.Context(), g, st, server, os.Getenv("MCEC_TOKEN"))
+				explicit := os.Getenv(envToken)
+				// Asked for each request: a restarted server publishes a new token.
+				return bridgeRun(cmd.Context(), g, st, server, func() string { return tokenFor(server, explicit) })
 			}
 			d, _, err := g.startDaemon(cmd.Context(), st.err)
 			if err != nil {
@@ -46,7 +49,7 @@ presenting the bearer token from MCEC_TOKEN.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&server, "server", "", "bridge stdio to this mcec MCP endpoint instead of serving a desktop (token from MCEC_TOKEN)")
+	cmd.Flags().StringVar(&server, "server", "", "bridge stdio to this mcec MCP endpoint instead of serving a desktop (token from MCEC_TOKEN or the server's token file)")
 	return cmd
 }
 
@@ -69,7 +72,7 @@ func serveStdio(ctx context.Context, d *dispatch.Dispatcher, srv *mcp.Server, st
 }
 
 // bridgeRun serves stdio for a remote mcec (transport.Bridge).
-func bridgeRun(ctx context.Context, g *globalOptions, st *streams, server, token string) error {
+func bridgeRun(ctx context.Context, g *globalOptions, st *streams, server string, token func() string) error {
 	log, err := g.logger(st.err)
 	if err != nil {
 		return err

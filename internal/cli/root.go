@@ -12,11 +12,13 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/heldinput"
 	"github.com/mcec/mcec/internal/provision"
 )
 
@@ -225,5 +227,24 @@ func (g *globalOptions) startDaemon(ctx context.Context, logTo io.Writer) (*daem
 	if err != nil {
 		return nil, nil, err
 	}
+	if d.Private == nil {
+		releaseHeldInput(ctx, os.Getenv("DISPLAY"), log)
+	}
 	return d, log, nil
+}
+
+// releaseHeldInput lifts the keys and buttons an XTEST client left down on an attached desktop
+// (an mcec killed while the line protocol held shiftdown: or a button): the X server keeps them
+// down after the client is gone. A private desktop is new, with nothing held.
+func releaseHeldInput(ctx context.Context, display string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	held, err := heldinput.Release(ctx, display)
+	switch {
+	case err != nil:
+		log.Debug("cannot check for input an earlier XTEST client left held", "err", err)
+	case !held.Empty():
+		log.Warn("released keys and buttons an earlier XTEST client (a killed mcec?) left held down",
+			"keycodes", held.Keys, "buttons", held.Buttons)
+	}
 }

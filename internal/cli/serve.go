@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -14,14 +16,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/transport"
 )
 
 type serveOptions struct {
-	port  int
-	bind  string
-	token string
+	port    int
+	bind    string
+	token   string // --token, else MCEC_TOKEN, else made up at start (token.go)
+	noToken bool   // --no-token: serve loopback without one
 	// The raw-command line protocol (serve_tcp.go).
 	tcp     bool
 	tcpPort int
@@ -38,13 +42,29 @@ func newServeCmd(g *globalOptions, st *streams) *cobra.Command {
 		Short: "Serve MCP streamable HTTP at /mcp and the façade at POST /v1/tools/{tool}",
 		Long: `Serve over HTTP on 127.0.0.1:5151: MCP streamable HTTP at POST /mcp, and the plain façade
 POST /v1/tools/{tool} whose body is the tool's arguments and whose response is the envelope
-(HTTP 200 whatever ok says). Only loopback addresses are accepted.`,
+(HTTP 200 whatever ok says). Only loopback addresses are accepted.
+
+HTTP clients present a bearer token. Unless one is given (--token, MCEC_TOKEN), mcec makes one up
+at start, shows it once on stderr and writes it to token-PORT in its runtime directory
+($XDG_RUNTIME_DIR/mcec, else <tmp>/mcec-<uid>; readable by this user only, removed at exit), where
+mcec call and mcec mcp --server find it. --no-token serves loopback without one.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return serveRun(cmd.Context(), g, st, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Flags win over MCEC_TOKEN, which no program the server starts inherits.
+			fromEnv := takeEnvToken()
+			switch {
+			case o.noToken && cmd.Flags().Changed("token"):
+				return usageError{errors.New("--no-token and --token contradict each other")}
+			case !o.noToken && !cmd.Flags().Changed("token"):
+				o.token = fromEnv
+			}
+			return serveRun(cmd.Context(), g, st, o)
+		},
 	}
 	cmd.Flags().IntVar(&o.port, "port", 5151, "TCP port")
 	cmd.Flags().StringVar(&o.bind, "bind", "127.0.0.1", "address to bind; anything but loopback needs --token")
-	cmd.Flags().StringVar(&o.token, "token", envOr("MCEC_TOKEN", ""), "bearer token HTTP clients must present (env MCEC_TOKEN)")
+	cmd.Flags().StringVar(&o.token, "token", "", "bearer token HTTP clients must present (env MCEC_TOKEN; default: made up at start)")
+	cmd.Flags().BoolVar(&o.noToken, "no-token", false, "serve HTTP without a bearer token: any local user may then call tools (loopback only)")
 	boolVar(cmd.Flags(), &g.safety.tcp, "tcp", "also serve the raw-command line protocol over TCP (env MCEC_TCP, [tcp] in config.toml; docs/raw-commands.md)")
 	cmd.Flags().IntVar(&o.tcpPort, "tcp-port", 5150, "TCP port of the line protocol (with --tcp)")
 	cmd.Flags().StringVar(&o.tcpBind, "tcp-bind", "127.0.0.1", "address of the line protocol (loopback only)")
@@ -69,6 +89,8 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 		return usageError{fmt.Errorf("--bind %q: %w", o.bind, err)}
 	}
 	if !addr.IsLoopback() && o.token == "" {
+		// A made-up token would only be shown on this terminal: the network's clients need one
+		// the operator chose and handed out.
 		return usageError{fmt.Errorf("--bind %s is not a loopback address: refusing to serve the network without --token (or MCEC_TOKEN)", addr)}
 	}
 	ready, err := openReadyFD(o.readyFD)
@@ -109,7 +131,10 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	if err != nil {
 		return err
 	}
-	door := transport.FrontDoor{Port: ln.Addr().(*net.TCPAddr).Port, Bind: addr, Token: o.token, Log: log}
+	port := ln.Addr().(*net.TCPAddr).Port
+	token, unpublish := o.serverToken(port, log, st.err)
+	defer unpublish()
+	door := transport.FrontDoor{Port: port, Bind: addr, Token: token, Log: log}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(st.err, "mcec: serving MCP at %s/mcp and the façade at %s/v1/tools/{tool}\n", base, base)
 	if d.Private != nil {
@@ -176,4 +201,27 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// serverToken is the bearer token the HTTP listener on port requires: the operator's, none with
+// --no-token, or else a fresh one, published in the token file for this user's clients and
+// shown once on w for others (the only place mcec ever writes it). unpublish removes the file.
+func (o *serveOptions) serverToken(port int, log *slog.Logger, w io.Writer) (token string, unpublish func()) {
+	switch {
+	case o.noToken:
+		fmt.Fprintln(w, "mcec: --no-token: every local user may call tools over HTTP")
+		return "", func() {}
+	case o.token != "":
+		return o.token, func() {}
+	}
+	token = newToken()
+	pub, err := control.PublishToken(port, token)
+	where := "no token file could be written"
+	if err != nil {
+		log.Warn("cannot write the token file; give clients the token yourself", "err", err)
+	} else {
+		where = "mcec call and mcec mcp --server read it from " + pub.Path()
+	}
+	fmt.Fprintf(w, "mcec: HTTP clients present the header \"Authorization: Bearer %s\" (%s)\n", token, where)
+	return token, pub.Remove
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,5 +173,56 @@ func TestListenFallsBackFromAnUnusableRuntimeDir(t *testing.T) {
 	}
 	if got, err := Find(""); err != nil || got != s.Path() {
 		t.Errorf("Find = %q, %v", got, err)
+	}
+}
+
+func TestStats(t *testing.T) {
+	s := startServer(t)
+	var st Stats
+	if err := Call(context.Background(), s.Path(), OpStats, nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Goroutines < 2 || st.HeapAlloc == 0 || st.HeapSys < st.HeapAlloc {
+		t.Errorf("implausible stats: %+v", st)
+	}
+}
+
+// A server killed outright leaves its socket; the next server's Listen removes it (connections
+// to it are refused) and leaves a live one alone.
+func TestListenSweepsStaleSockets(t *testing.T) {
+	live := startServer(t)
+	dir := filepath.Dir(live.Path())
+	stale := filepath.Join(dir, "control-999999-1.sock")
+	ln, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Closing a Go unix listener removes its file; keep the file as a killed process would.
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	if _, err := os.Lstat(stale); err != nil {
+		t.Fatal(err)
+	}
+	next, err := Listen("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if _, err := os.Lstat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale socket not swept: %v", err)
+	}
+	if _, err := os.Lstat(live.Path()); err != nil {
+		t.Errorf("a live server's socket was swept: %v", err)
+	}
+}
+
+func TestStatsGC(t *testing.T) {
+	s := startServer(t)
+	var st Stats
+	if err := Call(context.Background(), s.Path(), OpStats, StatsArgs{GC: true}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.NumGC == 0 {
+		t.Errorf("stats with gc: no collection counted: %+v", st)
 	}
 }

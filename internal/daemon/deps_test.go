@@ -94,7 +94,7 @@ var rules = map[string]rule{
 	"internal/headless":              {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
 	"internal/imaging":               {bans: everything},
 	"internal/a11yenv":               {bans: everything},
-	"internal/control":               {bans: everything},
+	"internal/control":               {only: []string{"internal/atomicfile"}},
 	"internal/agentguide":            {bans: everything},
 	"internal/atomicfile":            {bans: everything},
 	"internal/procgroup":             {bans: everything},
@@ -104,6 +104,7 @@ var rules = map[string]rule{
 	"internal/xgbquiet":              {bans: everything},
 	"internal/xinput2":               {bans: everything},
 	"internal/ownwindow":             {bans: everything},
+	"internal/heldinput":             {only: []string{"internal/xinput2", "internal/xgbext", "internal/xgbquiet"}},
 	// Test fixtures, test suites and developer tooling: anything may be below them, and the
 	// product may not depend on them (fixtures below).
 	"internal/testdesk":  {},
@@ -112,11 +113,12 @@ var rules = map[string]rule{
 	"internal/tasks":     {},
 	"internal/bench":     {},
 	"deploy/container":   {}, // the container recipe's tests
+	"internal/soak":      {},
 }
 
 // fixtures are test fixtures and developer tooling, which the shipped binary must not contain.
 var fixtures = []string{"contract/contracttest", "internal/testdesk", "internal/suitedesk", "internal/reach", "internal/tasks",
-	"internal/bench", "deploy/container", "internal/platform/fake", "internal/platform/platformtest", "internal/daemon/daemontest"}
+	"internal/bench", "internal/soak", "deploy/container", "internal/platform/fake", "internal/platform/platformtest", "internal/daemon/daemontest"}
 
 // ruleFor is the most specific rule covering rel.
 func ruleFor(rel string) (string, rule, bool) {

@@ -102,3 +102,39 @@ func TestSweepLeftovers(t *testing.T) {
 		t.Error("the program of a desktop in use was stopped")
 	}
 }
+
+// The watchdog, once its owner's pipe closes, ends the processes carrying the desktop's mark
+// (here one outside any watched group) and removes the folder.
+func TestWatchdogEndsMarkedProcesses(t *testing.T) {
+	dir := t.TempDir()
+	desk := filepath.Join(dir, deskPrefix+"w")
+	if err := os.Mkdir(desk, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	marked := exec.Command("sleep", "60")
+	marked.Env = []string{"XDG_RUNTIME_DIR=" + desk}
+	if err := marked.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = marked.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = marked.Process.Kill(); <-exited })
+	w, err := startWatchdog(desk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.w.Close() // the owner is gone
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watchdog left a marked process running")
+	}
+	select {
+	case <-w.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watchdog did not finish")
+	}
+	if _, err := os.Lstat(desk); !os.IsNotExist(err) {
+		t.Errorf("the desktop folder is still there: %v", err)
+	}
+}

@@ -376,9 +376,14 @@ func TestSessionCapAndIdleTimeout(t *testing.T) {
 		default:
 			t.Fatalf("initialize: status %d", code)
 		}
+		// Checked after every initialize: on a loaded machine some sessions reach their idle
+		// timeout during the loop and free their place, so the count refused depends on speed.
+		if live := h.sessions.live(); live > 8 {
+			t.Fatalf("%d sessions live: want at most 8", live)
+		}
 	}
-	if live := h.sessions.live(); live > 8 || refused < 300-8 {
-		t.Fatalf("%d sessions live, %d refused: want at most 8 live", live, refused)
+	if refused == 0 {
+		t.Fatal("300 initializes and none refused: no cap")
 	}
 	// Nobody deletes them: the idle timeout ends them, and the goroutines go with them.
 	waitUntil(t, 10*time.Second, "idle sessions to end", func() bool { return h.sessions.live() == 0 })

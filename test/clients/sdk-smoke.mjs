@@ -30,7 +30,10 @@ const transport =
         env: { ...process.env },
         stderr: "inherit",
       })
-    : new StreamableHTTPClientTransport(new URL(target));
+    : new StreamableHTTPClientTransport(new URL(target), {
+        // mcec serve's bearer token, as any HTTP client presents it.
+        requestInit: process.env.MCEC_TOKEN ? { headers: { Authorization: `Bearer ${process.env.MCEC_TOKEN}` } } : undefined,
+      });
 
 const client = new Client({ name: "mcec-sdk-smoke", version: "1.0.0" });
 const deadline = Date.now() + 60_000;
