@@ -7,8 +7,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,7 +104,39 @@ func NewHTTPServer(d *dispatch.Dispatcher, newServer func() *mcp.Server, opts HT
 		// wait-for as long as asked), and its answer is written at the end.
 	}
 	srv.RegisterOnShutdown(h.sessions.closeAll)
+	fresh := &freshConns{conns: map[net.Conn]struct{}{}}
+	srv.ConnState = fresh.track
+	srv.RegisterOnShutdown(fresh.closeAll)
 	return srv
+}
+
+// freshConns are the connections that have not sent a request yet. Go's HTTP client dials a
+// spare connection when a request waits while another ends, and parks it unused; the server
+// counts such a connection as busy for its first 5 s, so a shutdown waited 5 s on it (1 in 20
+// runs of TestServeShutdownIsNotATimeout). At shutdown they are closed at once: they carry no
+// request to answer.
+type freshConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+func (f *freshConns) track(c net.Conn, st http.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if st == http.StateNew {
+		f.conns[c] = struct{}{}
+	} else {
+		delete(f.conns, c)
+	}
+}
+
+func (f *freshConns) closeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.conns {
+		_ = c.Close()
+		delete(f.conns, c)
+	}
 }
 
 // NewHTTPHandler serves MCP streamable HTTP at /mcp (POST; DELETE ends a session) and the façade

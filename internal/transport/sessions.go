@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,6 +21,9 @@ type sessionCap struct {
 	reserved int // initialize requests being served that may open a session
 	open     map[*mcp.ServerSession]struct{}
 	closed   bool // the listener shut down: no new sessions
+
+	posts     int           // POST requests being served
+	postsDone chan struct{} // closed when posts drops to 0, while closeAll waits
 
 	once   sync.Once
 	shared *mcp.Server
@@ -56,6 +60,12 @@ func (c *sessionCap) getServer(newServer func() *mcp.Server) func(*http.Request)
 // than max sessions are open or being opened.
 func (c *sessionCap) wrap(sdk http.Handler, lim HTTPLimits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			// A POST carries a request whose answer goes out through its session: closeAll
+			// waits for it (see posting).
+			c.posting(+1)
+			defer c.posting(-1)
+		}
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
 			sdk.ServeHTTP(w, r)
 			return
@@ -118,9 +128,41 @@ func (c *sessionCap) live() int {
 	return len(c.open)
 }
 
-// closeAll ends every session (the listener is shutting down) and refuses new ones.
+// posting counts the POST requests being served; the last one out wakes a closeAll that waits.
+func (c *sessionCap) posting(delta int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.posts += delta
+	if c.posts == 0 && c.postsDone != nil {
+		close(c.postsDone)
+		c.postsDone = nil
+	}
+}
+
+// answerDrain bounds how long closeAll waits for the answers of POSTs in flight. The dispatcher
+// has ended their calls already (stopHTTP), so what is left is writing the answers.
+const answerDrain = 3 * time.Second
+
+// closeAll ends every session (the listener is shutting down) and refuses new ones. It first
+// waits, up to answerDrain, for the POSTs in flight: a session closed under one drops the answer
+// its call just produced, and the client sees "request terminated without response" instead of
+// server-shutting-down.
 func (c *sessionCap) closeAll() {
 	c.mu.Lock()
+	if c.posts > 0 {
+		if c.postsDone == nil {
+			c.postsDone = make(chan struct{})
+		}
+		done := c.postsDone
+		c.mu.Unlock()
+		t := time.NewTimer(answerDrain)
+		select {
+		case <-done:
+		case <-t.C:
+		}
+		t.Stop()
+		c.mu.Lock()
+	}
 	c.closed = true
 	open := make([]*mcp.ServerSession, 0, len(c.open))
 	for ss := range c.open {
