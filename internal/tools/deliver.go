@@ -100,6 +100,11 @@ func deliver(ctx context.Context, env *Env, l located, byRef bool, action platfo
 	if action == platform.ActSetValue {
 		return deliverValue(ctx, env, l, byRef, text, via)
 	}
+	if action == platform.ActSelect {
+		if ce := findComboEntry(ctx, env, n); ce != nil {
+			return deliverComboEntry(ctx, env, l, byRef, ce, via)
+		}
+	}
 	clickable := action == platform.ActInvoke || action == platform.ActToggle || action == platform.ActSelect || action == platform.ActSetFocus
 	switch via {
 	case viaInput:

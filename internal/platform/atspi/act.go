@@ -427,34 +427,33 @@ func (c *Client) kind(ctx context.Context, r objRef) (uint32, ifaceSet, error) {
 	return n.info.role, n.info.ifaces, nil
 }
 
-// selectPlan selects through the parent's Selection, or the combo box's for an item of its
-// menu (GTK's menu selection only highlights); else the object's own action.
+// maxComboDepth bounds the walk from a select target up to the combo box it is an entry of
+// (Swing: label, list, viewport, scroll pane, popup menu, combo box; GTK 4: seven levels).
+const maxComboDepth = 10
+
+// selectPlan chooses a combo box's entry through the combo box (comboSelectPlan), chooses a menu
+// item by its own action (a menu's Selection only highlights), and selects anything else through
+// its parent's Selection, else by its own select or click action.
 func (c *Client) selectPlan(ctx context.Context, o *object) (plan, error) {
+	combo, row, err := c.comboOf(ctx, o)
+	if err != nil {
+		return plan{}, err
+	}
+	if !combo.null() {
+		return c.comboSelectPlan(ctx, o, combo, row)
+	}
 	if menuItemRoles[o.role()] {
-		if inCombo, err := c.inComboMenu(ctx, o); err != nil {
-			return plan{}, err
-		} else if !inCombo {
-			if i := actionIndex(o.n.actions, "select", "click", "press", "activate"); i >= 0 {
-				return doAction(o, i), nil
-			}
+		if i := actionIndex(o.n.actions, "select", "click", "press", "activate"); i >= 0 {
+			return doAction(o, i), nil
 		}
 	}
 	if o.index >= 0 && !o.parent.null() && o.parent.Path != appRoot {
-		target := o.parent
-		prole, pifaces, err := c.kind(ctx, target)
+		_, pifaces, err := c.kind(ctx, o.parent)
 		if err != nil && !errors.Is(err, platform.ErrElementStale) {
 			return plan{}, err
 		}
-		if name, _ := roleName(prole); err == nil && name == "menu" {
-			var gp objRef
-			if _, err := c.property(ctx, target.Bus, target.Path, ifAccessible, "Parent", &gp); err == nil && !gp.null() {
-				if grole, gifaces, err := c.kind(ctx, gp); err == nil && grole == roleComboBox && gifaces&hasSelection != 0 {
-					target, pifaces = gp, gifaces
-				}
-			}
-		}
 		if err == nil && pifaces&hasSelection != 0 {
-			return plan{target: target, method: ifSelection + ".SelectChild", args: []any{o.index}, okBool: true}, nil
+			return plan{target: o.parent, method: ifSelection + ".SelectChild", args: []any{o.index}, okBool: true}, nil
 		}
 	}
 	if i := actionIndex(o.n.actions, "select", "click", "press"); i >= 0 {
@@ -463,33 +462,71 @@ func (c *Client) selectPlan(ctx context.Context, o *object) (plan, error) {
 	return plan{}, unsupported(o, platform.ActSelect, "its parent has no Selection and it has no select or click action")
 }
 
+// comboSelectPlan chooses an entry of a combo box's popup list. Only two calls choose: the
+// entry's own "select" action (Chromium's options) and the combo box's Selection.SelectChild
+// (GTK 3). The popup list's own Selection, and its entries' click or toggle actions, only move
+// the highlight: the application's choice stays, while Java's combo box even reports the
+// highlighted entry as its name and selection. Java's SelectChild on the combo box clears the
+// choice instead of making it, so it is never called there. row is the entry's index in a list
+// directly under the combo box (-1 otherwise).
+func (c *Client) comboSelectPlan(ctx context.Context, o *object, combo objRef, row int32) (plan, error) {
+	if i := actionIndex(o.n.actions, "select"); i >= 0 {
+		return doAction(o, i), nil
+	}
+	_, cifaces, err := c.kind(ctx, combo)
+	if err != nil {
+		return plan{}, err
+	}
+	if b := c.knownBridge(combo.Bus); cifaces&hasSelection != 0 && row >= 0 && !b.comboSelectionLies {
+		return plan{target: combo, method: ifSelection + ".SelectChild", args: []any{row}, okBool: true}, nil
+	}
+	return plan{}, unsupported(o, platform.ActSelect, "an entry of a combo box is chosen through the combo box, "+
+		"which offers no way to choose it (its list's own selection only highlights); choose it with input (invoke via auto, or click the combo box, then the entry)")
+}
+
 // menuItemRoles are the items a menu holds; selecting one chooses it.
 var menuItemRoles = map[string]bool{
 	"menu item": true, "check menu item": true, "radio menu item": true, "tearoff menu item": true, "menu": true,
 }
 
-// inComboMenu reports whether o is an entry of a combo box's menu (its parent a menu whose
-// parent is a combo box): those are chosen through the combo box's Selection.
-func (c *Client) inComboMenu(ctx context.Context, o *object) (bool, error) {
-	if o.parent.null() || o.parent.Path == appRoot {
-		return false, nil
+// comboOf finds the combo box o is an entry of: up the parents, at most maxComboDepth levels;
+// the null ref when there is none. row is o's index when its parent sits directly under the
+// combo box (a GTK 3 combo box's menu), -1 otherwise. Text inside a combo box (an editable
+// combo box's entry) is not an entry.
+func (c *Client) comboOf(ctx context.Context, o *object) (combo objRef, row int32, err error) {
+	switch o.role() {
+	case "combo box", "text", "entry", "password text", "push button", "toggle button":
+		return objRef{}, -1, nil
 	}
-	prole, _, err := c.kind(ctx, o.parent)
-	if err != nil {
-		if errors.Is(err, platform.ErrElementStale) {
-			return false, nil
+	r := o.parent
+	for depth := range maxComboDepth {
+		if r.null() || r.Path == appRoot {
+			return objRef{}, -1, nil
 		}
-		return false, err
+		role, _, err := c.kind(ctx, r)
+		if err != nil {
+			if errors.Is(err, platform.ErrElementStale) {
+				return objRef{}, -1, nil
+			}
+			return objRef{}, -1, err
+		}
+		switch name, _ := roleName(role); name {
+		case "combo box":
+			row = -1
+			if depth == 1 {
+				row = o.index
+			}
+			return r, row, nil
+		case "frame", "dialog", "application", "document web", "document frame":
+			return objRef{}, -1, nil
+		}
+		var up objRef
+		if _, err := c.property(ctx, r.Bus, r.Path, ifAccessible, "Parent", &up); err != nil {
+			return objRef{}, -1, nil
+		}
+		r = up
 	}
-	if name, _ := roleName(prole); name != "menu" {
-		return prole == roleComboBox, nil
-	}
-	var gp objRef
-	if _, err := c.property(ctx, o.parent.Bus, o.parent.Path, ifAccessible, "Parent", &gp); err != nil || gp.null() {
-		return false, nil
-	}
-	grole, _, err := c.kind(ctx, gp)
-	return err == nil && grole == roleComboBox, nil
+	return objRef{}, -1, nil
 }
 
 // setValue sets a number through Value, or text through EditableText.

@@ -27,6 +27,10 @@ type bridge struct {
 	// wholeText: GetText(0, -1) returns the whole text. GTK 4.8 returns "" for it; such bridges
 	// are read as CharacterCount, then GetText(0, count).
 	wholeText bool
+	// comboSelectionLies: a combo box's name and Selection follow its popup list's highlight,
+	// not the entry the application chose, and Selection.SelectChild on the combo box clears
+	// the choice (Java's ATK wrapper; measured on OpenJDK 17).
+	comboSelectionLies bool
 }
 
 // AT-SPI coordinate types (AtspiCoordType).
@@ -55,8 +59,10 @@ func bridgeFor(toolkit, version string) bridge {
 			return b
 		}
 		b.getAll, b.wholeText = true, true
-	case "gecko", "chromium", "j2se-access-bridge", "atk wrapper", "java", "gail", "vcl":
-		// at-spi2-core's ATK bridge serves these.
+	case "j2se-access-bridge", "atk wrapper", "java":
+		b.getAll, b.wholeText, b.comboSelectionLies = true, true, true
+	case "gecko", "chromium", "gail", "vcl":
+		// at-spi2-core's ATK bridge serves these (and Java's above).
 		b.getAll, b.wholeText = true, true
 	}
 	return b
