@@ -31,6 +31,9 @@ type bridge struct {
 	// not the entry the application chose, and Selection.SelectChild on the combo box clears
 	// the choice (Java's ATK wrapper; measured on OpenJDK 17).
 	comboSelectionLies bool
+	// vclShift: LibreOffice's gtk3 plugin reports its VCL objects' extents without the native
+	// menu bar above them (vcl.go).
+	vclShift bool
 }
 
 // AT-SPI coordinate types (AtspiCoordType).
@@ -86,6 +89,13 @@ func (c *Client) bridgeOf(ctx context.Context, bus string) (bridge, error) {
 		return bridge{}, err
 	}
 	b = bridgeFor(toolkit, version)
+	if strings.EqualFold(toolkit, "gtk") && strings.HasPrefix(version, "3.") {
+		var name string
+		if f, err := c.property(ctx, bus, registryRoot, ifAccessible, "Name", &name); f.fatal() {
+			return bridge{}, err
+		}
+		b.vclShift = isVCL(name)
+	}
 	c.mu.Lock()
 	c.bridges[bus] = b
 	c.mu.Unlock()
