@@ -81,6 +81,9 @@ type delivery struct {
 	via          string
 	modalPending bool  // the application stopped answering right after (accessibility path)
 	verified     *bool // setvalue: the value read back equals the text (false: could not be read)
+	// recheck, when set, reads the outcome again once the UI settled: a choice the application
+	// took back meanwhile (a validating handler) fails then.
+	recheck func(ctx context.Context) error
 }
 
 // inputSpot is where a click reaches an element, and the window to raise first.

@@ -137,9 +137,15 @@ func deliverComboEntry(ctx context.Context, env *Env, l located, byRef bool, ce 
 	}
 	shown, ok := ce.waitChosen(ctx, env)
 	if !ok {
-		return delivery{}, entryNotChosen(ce, how.via, shown)
+		return delivery{}, entryNotChosen(ce, how.via, shown, "")
 	}
 	how.verified = boolPtr(true)
+	how.recheck = func(ctx context.Context) error {
+		if s, ok := ce.chosen(ctx, env); !ok {
+			return entryNotChosen(ce, how.via, s, "after the UI settled")
+		}
+		return nil
+	}
 	return how, nil
 }
 
@@ -410,10 +416,13 @@ func subtreeNames(n *platform.Node, want string) bool {
 }
 
 // entryNotChosen is the error of a choice the combo box does not show.
-func entryNotChosen(ce *comboEntry, via string, shown comboShown) error {
+func entryNotChosen(ce *comboEntry, via string, shown comboShown, when string) error {
 	how := "the accessibility API accepted it"
 	if via == viaInput {
 		how = "it was chosen with real input"
+	}
+	if when != "" {
+		how += ", " + when
 	}
 	e := contract.Errorf(contract.CodeValueNotApplied, "select of %q in combo box %s: %s, but the combo box shows %s",
 		ce.want, describeNode(&ce.combo), how, shown)
