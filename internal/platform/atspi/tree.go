@@ -145,7 +145,7 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	t, err := bestW.tree(ctx, best)
 	if err == nil && bestW.bridge.vclShift {
 		// LibreOffice: VCL's objects are drawn below the native menu bar (vcl.go).
-		s, serr := c.frameShift(ctx, best.ref)
+		s, serr := c.topShift(ctx, best.ref)
 		if serr != nil {
 			return platform.Tree{}, serr
 		}

@@ -23,13 +23,15 @@ import (
 // bar's height and other VCL objects by the distance from the root pane's top to the menu bar's
 // bottom; the frame and the native menus (which report their true place) stay.
 
-// vclShiftTTL bounds how long a frame's measured shift is reused (the menu bar can be hidden).
-const vclShiftTTL = 5 * time.Second
+// vclShiftTTL bounds how long a frame's measured shift is reused: LibreOffice moves its root
+// pane (and with it every VCL object's report) when it lays the window out again (the first
+// seconds after start, an info bar), so only the reads of one moment share a measurement.
+const vclShiftTTL = 250 * time.Millisecond
 
-// maxMenuBarSearch bounds the nodes looked at below a frame for its menu bar (Calc: frame,
-// panel, panel, scroll pane, viewport, menu bar).
+// maxMenuBarSearch bounds the containers opened below a frame in the search for its menu bar
+// (Calc: frame, panel, panel, scroll pane, viewport, menu bar; the sidebar's panels are many).
 const (
-	maxMenuBarSearch = 200
+	maxMenuBarSearch = 120
 	maxMenuBarDepth  = 5
 )
 
@@ -87,7 +89,11 @@ func (c *Client) frameShift(ctx context.Context, frame objRef) (vclShift, error)
 	}
 	s, err := c.measureShift(ctx, frame)
 	if err != nil {
-		return vclShift{}, err
+		if ctx.Err() != nil {
+			return vclShift{}, ctx.Err()
+		}
+		// A busy application: the bounds stay as reported rather than the read failing.
+		return vclShift{}, nil
 	}
 	c.vcl.mu.Lock()
 	if c.vcl.m == nil {
@@ -107,6 +113,9 @@ func (c *Client) measureShift(ctx context.Context, frame objRef) (vclShift, erro
 	for range maxMenuBarDepth {
 		var next []objRef
 		for _, r := range level {
+			if seen++; seen > maxMenuBarSearch || bar != nil && root != nil {
+				break
+			}
 			call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetChildren")
 			if err != nil {
 				if f.fatal() {
@@ -117,9 +126,6 @@ func (c *Client) measureShift(ctx context.Context, frame objRef) (vclShift, erro
 			var kids []objRef
 			_ = call.Store(&kids)
 			for _, k := range kids {
-				if seen++; seen > maxMenuBarSearch {
-					break
-				}
 				role, _, err := c.kind(ctx, k)
 				if err != nil {
 					continue
@@ -202,11 +208,42 @@ func (c *Client) vclShiftOf(ctx context.Context, r objRef) (vclShift, error) {
 			if cur == r {
 				return vclShift{}, nil // the frame itself
 			}
-			return c.frameShift(ctx, cur)
+			return c.topShift(ctx, cur)
 		}
 		cur = parent
 	}
 	return vclShift{}, nil
+}
+
+// topShift returns the shift of a top-level object. VCL's own frame of a window (where its
+// objects' parents lead, reporting no parent itself) holds the root pane but not the native menu
+// bar, which lies under GTK's frame of the same name, a child of the application: that frame is
+// measured instead.
+func (c *Client) topShift(ctx context.Context, top objRef) (vclShift, error) {
+	s, err := c.frameShift(ctx, top)
+	if err != nil || s != (vclShift{}) {
+		return s, err
+	}
+	var name string
+	if _, err := c.property(ctx, top.Bus, top.Path, ifAccessible, "Name", &name); err != nil || name == "" {
+		return s, nil
+	}
+	call, _, err := c.call(ctx, top.Bus, appRoot, ifAccessible+".GetChildren")
+	if err != nil {
+		return s, nil
+	}
+	var frames []objRef
+	_ = call.Store(&frames)
+	for _, f := range frames {
+		if f == top {
+			continue
+		}
+		var fname string
+		if _, err := c.property(ctx, f.Bus, f.Path, ifAccessible, "Name", &fname); err == nil && fname == name {
+			return c.frameShift(ctx, f)
+		}
+	}
+	return s, nil
 }
 
 // treeShift returns the shift for a walk rooted at r: its frame's when r is a frame.
@@ -220,7 +257,7 @@ func (c *Client) treeShift(ctx context.Context, r objRef) (vclShift, error) {
 		return vclShift{}, nil
 	}
 	if parent.null() || parent.Path == appRoot {
-		return c.frameShift(ctx, r)
+		return c.topShift(ctx, r)
 	}
 	return c.vclShiftOf(ctx, r)
 }
