@@ -24,6 +24,7 @@ const (
 // States the plans look at besides those of states.go.
 const (
 	stateChecked   = 4
+	stateSelected  = 23
 	stateCheckable = 41
 )
 
@@ -73,11 +74,11 @@ type outcome struct {
 //     expanded while one of their items shows: expand clicks them, collapse clears the
 //     selection of the menu shell they sit in (Selection.ClearSelection on the parent), which
 //     closes the open menu without input.
-//   - select: for a menu item (not one of a combo box's entries), its own select, click,
-//     press or activate action: selecting a menu item means choosing it, and a menu's
-//     Selection only highlights. Otherwise SelectChild(its index) on the parent's Selection
-//     (for an item of a combo box's menu, on the combo box); without one, the object's own
-//     select or click action.
+//   - select: an entry of a combo box (up to ten levels below one) only through calls that
+//     choose (comboSelect); a menu item by its own select, click, press or activate action
+//     (selecting a menu item means choosing it, and a menu's Selection only highlights);
+//     anything else by SelectChild(its index) on the parent's Selection, else its own select or
+//     click action.
 //
 // An object that cannot do the action fails with platform.ErrUnsupported, naming what it can
 // do; a disabled one, or an application that refuses, with platform.ErrActionFailed (setfocus:
@@ -116,6 +117,13 @@ func (c *Client) Act(ctx context.Context, ref string, action platform.ElementAct
 	case platform.ActExpand, platform.ActCollapse:
 		p, err = c.expandPlan(ctx, o, action == platform.ActExpand)
 	case platform.ActSelect:
+		combo, row, cerr := c.comboOf(ctx, o)
+		if cerr != nil {
+			return platform.ActResult{}, cerr
+		}
+		if !combo.null() {
+			return c.comboSelect(ctx, o, combo, row)
+		}
 		p, err = c.selectPlan(ctx, o)
 	default:
 		return platform.ActResult{}, fmt.Errorf("%w: unknown action %q", platform.ErrUnsupported, action)
@@ -431,17 +439,10 @@ func (c *Client) kind(ctx context.Context, r objRef) (uint32, ifaceSet, error) {
 // (Swing: label, list, viewport, scroll pane, popup menu, combo box; GTK 4: seven levels).
 const maxComboDepth = 10
 
-// selectPlan chooses a combo box's entry through the combo box (comboSelectPlan), chooses a menu
-// item by its own action (a menu's Selection only highlights), and selects anything else through
-// its parent's Selection, else by its own select or click action.
+// selectPlan chooses a menu item by its own action (a menu's Selection only highlights), and
+// selects anything else through its parent's Selection, else by its own select or click action.
+// Entries of combo boxes go through comboSelect instead.
 func (c *Client) selectPlan(ctx context.Context, o *object) (plan, error) {
-	combo, row, err := c.comboOf(ctx, o)
-	if err != nil {
-		return plan{}, err
-	}
-	if !combo.null() {
-		return c.comboSelectPlan(ctx, o, combo, row)
-	}
 	if menuItemRoles[o.role()] {
 		if i := actionIndex(o.n.actions, "select", "click", "press", "activate"); i >= 0 {
 			return doAction(o, i), nil
@@ -462,26 +463,74 @@ func (c *Client) selectPlan(ctx context.Context, o *object) (plan, error) {
 	return plan{}, unsupported(o, platform.ActSelect, "its parent has no Selection and it has no select or click action")
 }
 
-// comboSelectPlan chooses an entry of a combo box's popup list. Only two calls choose: the
-// entry's own "select" action (Chromium's options) and the combo box's Selection.SelectChild
-// (GTK 3). The popup list's own Selection, and its entries' click or toggle actions, only move
-// the highlight: the application's choice stays, while Java's combo box even reports the
-// highlighted entry as its name and selection. Java's SelectChild on the combo box clears the
-// choice instead of making it, so it is never called there. row is the entry's index in a list
-// directly under the combo box (-1 otherwise).
-func (c *Client) comboSelectPlan(ctx context.Context, o *object, combo objRef, row int32) (plan, error) {
-	if i := actionIndex(o.n.actions, "select"); i >= 0 {
-		return doAction(o, i), nil
+// entrySelectedWithin bounds the wait for an entry's selected state after its select action.
+const entrySelectedWithin = 300 * time.Millisecond
+
+// comboSelect chooses an entry of a combo box's popup list. Only some calls choose: the
+// combo box's Selection.SelectChild (GTK 3), the entry's own "select" action (Chromium's
+// options; Firefox's do nothing) and the Selection of a list directly under the combo box
+// (Firefox's <select>). The popup list's selection in other toolkits, and the entries' click or
+// toggle actions, only move the highlight: the application's choice stays, while Java's combo box
+// even reports the highlighted entry as its name and selection. Java's SelectChild on the combo
+// box clears the choice instead of making it, so Java's combo boxes get none of these. They are
+// tried in that order; the select action counts only when the entry then reports selected. The
+// caller reads the combo box back. row is the entry's index in a list directly under the combo
+// box (-1 otherwise).
+func (c *Client) comboSelect(ctx context.Context, o *object, combo objRef, row int32) (platform.ActResult, error) {
+	if err := enabled(o, platform.ErrActionFailed); err != nil {
+		return platform.ActResult{}, err
 	}
+	lies := c.knownBridge(combo.Bus).comboSelectionLies
 	_, cifaces, err := c.kind(ctx, combo)
 	if err != nil {
-		return plan{}, err
+		return platform.ActResult{}, err
 	}
-	if b := c.knownBridge(combo.Bus); cifaces&hasSelection != 0 && row >= 0 && !b.comboSelectionLies {
-		return plan{target: combo, method: ifSelection + ".SelectChild", args: []any{row}, okBool: true}, nil
+	if cifaces&hasSelection != 0 && row >= 0 && !lies {
+		out, err := c.perform(ctx, o, plan{target: combo, method: ifSelection + ".SelectChild", args: []any{row}, okBool: true})
+		return platform.ActResult{ModalPending: out.modal}, err
 	}
-	return plan{}, unsupported(o, platform.ActSelect, "an entry of a combo box is chosen through the combo box, "+
+	var firstErr error
+	if i := actionIndex(o.n.actions, "select"); i >= 0 && !lies {
+		out, err := c.perform(ctx, o, doAction(o, i))
+		if err != nil || out.modal || out.gone {
+			return platform.ActResult{ModalPending: out.modal}, err
+		}
+		if c.becomesSelected(ctx, o.n.ref) {
+			return platform.ActResult{}, nil
+		}
+		firstErr = fmt.Errorf("%w: %s %q (%s): its select action left it unselected", platform.ErrActionFailed, o.role(), o.n.info.name, o.ref())
+	}
+	if row >= 0 && !lies {
+		if _, pifaces, err := c.kind(ctx, o.parent); err == nil && pifaces&hasSelection != 0 {
+			out, err := c.perform(ctx, o, plan{target: o.parent, method: ifSelection + ".SelectChild", args: []any{row}, okBool: true})
+			return platform.ActResult{ModalPending: out.modal}, err
+		}
+	}
+	if firstErr != nil {
+		return platform.ActResult{}, firstErr
+	}
+	return platform.ActResult{}, unsupported(o, platform.ActSelect, "an entry of a combo box is chosen through the combo box, "+
 		"which offers no way to choose it (its list's own selection only highlights); choose it with input (invoke via auto, or click the combo box, then the entry)")
+}
+
+// becomesSelected waits, at most entrySelectedWithin, for the object to report selected.
+func (c *Client) becomesSelected(ctx context.Context, r objRef) bool {
+	deadline := time.Now().Add(entrySelectedWithin)
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		if words, _, err := c.states(ctx, r); err == nil && words.has(stateSelected) {
+			return true
+		}
+		if time.Now().Add(pause).After(deadline) {
+			return false
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+	}
 }
 
 // menuItemRoles are the items a menu holds; selecting one chooses it.
