@@ -27,6 +27,8 @@ import (
 //     opened first (their accessible expand), then the click.
 //   - An element with no usable action (web buttons and check boxes in Firefox, GTK 4.8 check
 //     buttons) is clicked at its centre when it is on screen.
+//   - select of a combo box's entry opens the combo box and picks the entry with input, and
+//     reads the combo box back (deliver_combo.go).
 //   - setvalue is read back; a value the toolkit did not take (Firefox's SetTextContents
 //     answers success and changes nothing; Chromium's inputs have no EditableText) is typed:
 //     click, select all, delete, type, and read back again.
