@@ -12,10 +12,10 @@ import (
 // that shows it. A pending task is reported, not failed; one that passes is reported as passing
 // so that it can be made required.
 var pendingTasks = map[string]string{
-	"calc-cell-csv": "a click at the centre of the cell found by name C3 lands in C2 (the typed text is saved in row 2): " +
-		`click {"at":{"name":"C3"},"window":"LibreOffice Calc"} answers {"ok":true,"result":{"clicked":true,"at":[246,239],…,` +
-		`"effect":{"settledMs":1638,"settled":true,"appEvents":3}},"warnings":[{"code":"no-observed-effect","detail":"click at 246,239: no change of focus, windows, ` +
-		`or the window's elements was seen within 1638 ms …"}]}; cells.csv reads ",,\n,,mcec was here"`,
+	"calc-cell-csv": "the click on C3 landed in C2 because LibreOffice reports its cells one native menu bar higher than drawn; " +
+		"the backend now moves them (atspi/vcl.go) and a manual run of these steps types into C3, but the suite could not " +
+		"confirm it 3 times: on the loaded machine (load 20+ on 2 cores) LibreOffice took 30 s to start and the search for C3 " +
+		`was cut by its 3 s budget: {"code":"element-not-found","detail":"at: no element matched element{name=\"C3\"} among 500 nodes … (the search was cut by time …)"}`,
 }
 
 const py = "/usr/bin/python3" // Debian's, with python3-gi and PyQt
