@@ -363,8 +363,9 @@ func (c *Client) menuOpen(ctx context.Context, o *object) (bool, error) {
 	return c.childShowing(ctx, o, maxMenuProbe, nil)
 }
 
-// comboOpen reports whether a combo box's popup shows: GTK's combo boxes have no expanded
-// state, but their popup (a menu or window child) reports showing while open.
+// comboOpen reports whether a combo box's popup shows: GTK's and Qt's combo boxes have no
+// expanded state, but their popup (a menu, window or list child) reports showing, with a
+// rectangle, while open.
 func (c *Client) comboOpen(ctx context.Context, o *object) (bool, error) {
 	return c.childShowing(ctx, o, -1, func(ctx context.Context, k objRef) (bool, error) {
 		role, _, err := c.kind(ctx, k)
@@ -375,7 +376,19 @@ func (c *Client) comboOpen(ctx context.Context, o *object) (bool, error) {
 			return false, err
 		}
 		name, _ := roleName(role)
-		return name == "menu" || name == "window" || name == "list" || name == "list box", nil
+		if name != "menu" && name != "window" && name != "list" && name != "list box" {
+			return false, nil
+		}
+		// Qt's closed popup list reports showing, with an empty rectangle.
+		r, ok, f, err := c.extents(ctx, k, c.knownBridge(k.Bus).coordType())
+		if err != nil {
+			if f.fatal() {
+				return false, err
+			}
+			return false, nil
+		}
+		rect := extentsRect(r)
+		return ok && rect != nil && !rect.Empty(), nil
 	})
 }
 
