@@ -11,12 +11,7 @@ import (
 // pendingTasks are the tasks that fail on a known product bug, with the reason and the envelope
 // that shows it. A pending task is reported, not failed; one that passes is reported as passing
 // so that it can be made required.
-var pendingTasks = map[string]string{
-	"calc-cell-csv": "the click on C3 landed in C2 because LibreOffice reports its cells one native menu bar higher than drawn; " +
-		"the backend now moves them (atspi/vcl.go) and a manual run of these steps types into C3, but the suite could not " +
-		"confirm it 3 times: on the loaded machine (load 20+ on 2 cores) LibreOffice took 30 s to start and the search for C3 " +
-		`was cut by its 3 s budget: {"code":"element-not-found","detail":"at: no element matched element{name=\"C3\"} among 500 nodes … (the search was cut by time …)"}`,
-}
+var pendingTasks = map[string]string{}
 
 const py = "/usr/bin/python3" // Debian's, with python3-gi and PyQt
 
