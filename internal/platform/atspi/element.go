@@ -291,7 +291,7 @@ func (c *Client) Subtree(ctx context.Context, ref string, limits platform.TreeLi
 		}
 	}
 	t, err := w.tree(ctx, o.n)
-	if err == nil && b.vclShift {
+	if err == nil && b.vclShift && !limits.Lean {
 		s, err := c.treeShift(ctx, o.n.ref)
 		if err != nil {
 			return platform.Tree{}, err

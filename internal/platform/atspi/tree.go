@@ -143,7 +143,7 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	}
 	bestW.timings = append(bestW.timings, "frames", time.Since(start))
 	t, err := bestW.tree(ctx, best)
-	if err == nil && bestW.bridge.vclShift {
+	if err == nil && bestW.bridge.vclShift && !limits.Lean && len(t.Root.Children) > 0 {
 		// LibreOffice: VCL's objects are drawn below the native menu bar (vcl.go).
 		s, serr := c.topShift(ctx, best.ref)
 		if serr != nil {

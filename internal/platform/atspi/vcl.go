@@ -28,6 +28,9 @@ import (
 // seconds after start, an info bar), so only the reads of one moment share a measurement.
 const vclShiftTTL = 250 * time.Millisecond
 
+// measureWithin bounds one measurement (a busy application answers slowly; a dozen calls).
+const measureWithin = 500 * time.Millisecond
+
 // maxMenuBarSearch bounds the containers opened below a frame in the search for its menu bar
 // (Calc: frame, panel, panel, scroll pane, viewport, menu bar; the sidebar's panels are many).
 const (
@@ -87,12 +90,15 @@ func (c *Client) frameShift(ctx context.Context, frame objRef) (vclShift, error)
 	if ok && time.Since(e.at) < vclShiftTTL {
 		return e.vclShift, nil
 	}
-	s, err := c.measureShift(ctx, frame)
+	mctx, cancel := context.WithTimeout(ctx, measureWithin)
+	s, err := c.measureShift(mctx, frame)
+	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return vclShift{}, ctx.Err()
 		}
-		// A busy application: the bounds stay as reported rather than the read failing.
+		// A busy application: the bounds stay as reported rather than the read failing or
+		// waiting on it.
 		return vclShift{}, nil
 	}
 	c.vcl.mu.Lock()
@@ -116,12 +122,9 @@ func (c *Client) measureShift(ctx context.Context, frame objRef) (vclShift, erro
 			if seen++; seen > maxMenuBarSearch || bar != nil && root != nil {
 				break
 			}
-			call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetChildren")
+			call, _, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetChildren")
 			if err != nil {
-				if f.fatal() {
-					return vclShift{}, err
-				}
-				continue
+				return vclShift{}, err
 			}
 			var kids []objRef
 			_ = call.Store(&kids)
