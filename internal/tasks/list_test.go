@@ -439,7 +439,9 @@ func officeTasks() []*task {
 			steps: func(x *run) []step {
 				calc := win("LibreOffice Calc")
 				s := office(x, "--calc", "LibreOffice Calc")
-				s = append(s, click(calc, obj{"name": "C3"}), keys("chars:mcec was here\n"))
+				// The window appears before the sheet's cells are exposed (LibreOffice still starting
+				// under load): an agent waits for the cell it means to click.
+				s = append(s, waitFor(calc, obj{"name": "C3"}), click(calc, obj{"name": "C3"}), keys("chars:mcec was here\n"))
 				s = append(s, keys("key:ctrl+shift+s"), appears("Save"), keys("chars:"+x.path("cells.csv")), keys("enter"),
 					appears("Confirm File Format"),
 					invoke(win("Confirm File Format"), obj{"nameContains": "Use Text CSV", "role": "push button"}, "invoke"),
