@@ -93,7 +93,8 @@ const (
 	// short or never started. Not a timeout: nothing about the target is known from it.
 	CodeServerShuttingDown Code = "server-shutting-down"
 	// CodeValueNotApplied: setvalue was delivered (through accessibility, then by typing) and
-	// the element still reads back another value; partialResult holds what it reads.
+	// the element still reads back another value, or a combo box's entry was chosen and the combo
+	// box shows another; partialResult holds what it reads.
 	CodeValueNotApplied Code = "value-not-applied"
 )
 

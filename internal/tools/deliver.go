@@ -27,6 +27,8 @@ import (
 //     opened first (their accessible expand), then the click.
 //   - An element with no usable action (web buttons and check boxes in Firefox, GTK 4.8 check
 //     buttons) is clicked at its centre when it is on screen.
+//   - select of a combo box's entry opens the combo box and picks the entry with input, and
+//     reads the combo box back (deliver_combo.go).
 //   - setvalue is read back; a value the toolkit did not take (Firefox's SetTextContents
 //     answers success and changes nothing; Chromium's inputs have no EditableText) is typed:
 //     click, select all, delete, type, and read back again.
@@ -81,6 +83,9 @@ type delivery struct {
 	via          string
 	modalPending bool  // the application stopped answering right after (accessibility path)
 	verified     *bool // setvalue: the value read back equals the text (false: could not be read)
+	// recheck, when set, reads the outcome again once the UI settled: a choice the application
+	// took back meanwhile (a validating handler) fails then.
+	recheck func(ctx context.Context) error
 }
 
 // inputSpot is where a click reaches an element, and the window to raise first.
@@ -99,6 +104,11 @@ func deliver(ctx context.Context, env *Env, l located, byRef bool, action platfo
 	n := l.node
 	if action == platform.ActSetValue {
 		return deliverValue(ctx, env, l, byRef, text, via)
+	}
+	if action == platform.ActSelect {
+		if ce := findComboEntry(ctx, env, n); ce != nil {
+			return deliverComboEntry(ctx, env, l, byRef, ce, via)
+		}
 	}
 	clickable := action == platform.ActInvoke || action == platform.ActToggle || action == platform.ActSelect || action == platform.ActSetFocus
 	switch via {

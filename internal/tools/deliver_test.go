@@ -167,9 +167,13 @@ func TestDeliverGTK3Menus(t *testing.T) {
 		h.t = t
 		h.act(p.PID, map[string]any{"name": "Remember"}, "toggle", "accessibility", nil)
 		h.waitNamed(p.PID, "Status: remember True")
-		h.act(p.PID, map[string]any{"name": "Green", "role": "menu item"}, "select", "accessibility", nil)
+		// A combo box entry is picked as a user does (open, click), and read back.
+		r := h.act(p.PID, map[string]any{"name": "Green", "role": "menu item"}, "select", "input", nil)
+		if r.Verified == nil || !*r.Verified {
+			t.Errorf("select of a combo box entry not verified: %+v", r)
+		}
 		h.waitNamed(p.PID, "Status: colour Green")
-		r := h.act(p.PID, map[string]any{"role": "text"}, "setvalue", "accessibility", map[string]any{"text": "set by mcec"})
+		r = h.act(p.PID, map[string]any{"role": "text"}, "setvalue", "accessibility", map[string]any{"text": "set by mcec"})
 		if r.Verified == nil || !*r.Verified {
 			t.Errorf("setvalue not verified: %+v", r)
 		}

@@ -30,7 +30,8 @@ type invokeResult struct {
 	// Via is how the action was delivered: "accessibility" or "input" (XTEST at the element).
 	Via string `json:"via"`
 	// Verified (setvalue): the value read back equals the text; false when it cannot be read
-	// (password fields) or a number was rounded.
+	// (password fields) or a number was rounded. For select of a combo box's entry: the combo
+	// box shows the entry.
 	Verified *bool `json:"verified,omitempty"`
 	// Element is re-read after the action (omitted while a modal dialog blocks the app).
 	Element *Element    `json:"element,omitempty"`
@@ -117,6 +118,11 @@ func invokeTool(env *Env) *catalog.Tool {
 			res.Invoked, res.ModalPending, res.Via, res.Verified = true, out.modalPending, out.via, out.verified
 			eff := obs.settle(ctx, settle, out.modalPending)
 			res.Effect = &eff
+			if out.recheck != nil {
+				if err := out.recheck(ctx); err != nil {
+					return nil, err
+				}
+			}
 			// A modal dialog that opened is pending on every path: after input (and in toolkits
 			// whose bridge keeps answering) the application stays reachable, but the window that
 			// opened it takes no input until it is answered.

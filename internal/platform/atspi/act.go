@@ -24,6 +24,7 @@ const (
 // States the plans look at besides those of states.go.
 const (
 	stateChecked   = 4
+	stateSelected  = 23
 	stateCheckable = 41
 )
 
@@ -73,11 +74,11 @@ type outcome struct {
 //     expanded while one of their items shows: expand clicks them, collapse clears the
 //     selection of the menu shell they sit in (Selection.ClearSelection on the parent), which
 //     closes the open menu without input.
-//   - select: for a menu item (not one of a combo box's entries), its own select, click,
-//     press or activate action: selecting a menu item means choosing it, and a menu's
-//     Selection only highlights. Otherwise SelectChild(its index) on the parent's Selection
-//     (for an item of a combo box's menu, on the combo box); without one, the object's own
-//     select or click action.
+//   - select: an entry of a combo box (up to ten levels below one) only through calls that
+//     choose (comboSelect); a menu item by its own select, click, press or activate action
+//     (selecting a menu item means choosing it, and a menu's Selection only highlights);
+//     anything else by SelectChild(its index) on the parent's Selection, else its own select or
+//     click action.
 //
 // An object that cannot do the action fails with platform.ErrUnsupported, naming what it can
 // do; a disabled one, or an application that refuses, with platform.ErrActionFailed (setfocus:
@@ -116,6 +117,13 @@ func (c *Client) Act(ctx context.Context, ref string, action platform.ElementAct
 	case platform.ActExpand, platform.ActCollapse:
 		p, err = c.expandPlan(ctx, o, action == platform.ActExpand)
 	case platform.ActSelect:
+		combo, row, cerr := c.comboOf(ctx, o)
+		if cerr != nil {
+			return platform.ActResult{}, cerr
+		}
+		if !combo.null() {
+			return c.comboSelect(ctx, o, combo, row)
+		}
 		p, err = c.selectPlan(ctx, o)
 	default:
 		return platform.ActResult{}, fmt.Errorf("%w: unknown action %q", platform.ErrUnsupported, action)
@@ -355,8 +363,9 @@ func (c *Client) menuOpen(ctx context.Context, o *object) (bool, error) {
 	return c.childShowing(ctx, o, maxMenuProbe, nil)
 }
 
-// comboOpen reports whether a combo box's popup shows: GTK's combo boxes have no expanded
-// state, but their popup (a menu or window child) reports showing while open.
+// comboOpen reports whether a combo box's popup shows: GTK's and Qt's combo boxes have no
+// expanded state, but their popup (a menu, window or list child) reports showing, with a
+// rectangle, while open.
 func (c *Client) comboOpen(ctx context.Context, o *object) (bool, error) {
 	return c.childShowing(ctx, o, -1, func(ctx context.Context, k objRef) (bool, error) {
 		role, _, err := c.kind(ctx, k)
@@ -367,7 +376,19 @@ func (c *Client) comboOpen(ctx context.Context, o *object) (bool, error) {
 			return false, err
 		}
 		name, _ := roleName(role)
-		return name == "menu" || name == "window" || name == "list" || name == "list box", nil
+		if name != "menu" && name != "window" && name != "list" && name != "list box" {
+			return false, nil
+		}
+		// Qt's closed popup list reports showing, with an empty rectangle.
+		r, ok, f, err := c.extents(ctx, k, c.knownBridge(k.Bus).coordType())
+		if err != nil {
+			if f.fatal() {
+				return false, err
+			}
+			return false, nil
+		}
+		rect := extentsRect(r)
+		return ok && rect != nil && !rect.Empty(), nil
 	})
 }
 
@@ -427,34 +448,26 @@ func (c *Client) kind(ctx context.Context, r objRef) (uint32, ifaceSet, error) {
 	return n.info.role, n.info.ifaces, nil
 }
 
-// selectPlan selects through the parent's Selection, or the combo box's for an item of its
-// menu (GTK's menu selection only highlights); else the object's own action.
+// maxComboDepth bounds the walk from a select target up to the combo box it is an entry of
+// (Swing: label, list, viewport, scroll pane, popup menu, combo box; GTK 4: seven levels).
+const maxComboDepth = 10
+
+// selectPlan chooses a menu item by its own action (a menu's Selection only highlights), and
+// selects anything else through its parent's Selection, else by its own select or click action.
+// Entries of combo boxes go through comboSelect instead.
 func (c *Client) selectPlan(ctx context.Context, o *object) (plan, error) {
 	if menuItemRoles[o.role()] {
-		if inCombo, err := c.inComboMenu(ctx, o); err != nil {
-			return plan{}, err
-		} else if !inCombo {
-			if i := actionIndex(o.n.actions, "select", "click", "press", "activate"); i >= 0 {
-				return doAction(o, i), nil
-			}
+		if i := actionIndex(o.n.actions, "select", "click", "press", "activate"); i >= 0 {
+			return doAction(o, i), nil
 		}
 	}
 	if o.index >= 0 && !o.parent.null() && o.parent.Path != appRoot {
-		target := o.parent
-		prole, pifaces, err := c.kind(ctx, target)
+		_, pifaces, err := c.kind(ctx, o.parent)
 		if err != nil && !errors.Is(err, platform.ErrElementStale) {
 			return plan{}, err
 		}
-		if name, _ := roleName(prole); err == nil && name == "menu" {
-			var gp objRef
-			if _, err := c.property(ctx, target.Bus, target.Path, ifAccessible, "Parent", &gp); err == nil && !gp.null() {
-				if grole, gifaces, err := c.kind(ctx, gp); err == nil && grole == roleComboBox && gifaces&hasSelection != 0 {
-					target, pifaces = gp, gifaces
-				}
-			}
-		}
 		if err == nil && pifaces&hasSelection != 0 {
-			return plan{target: target, method: ifSelection + ".SelectChild", args: []any{o.index}, okBool: true}, nil
+			return plan{target: o.parent, method: ifSelection + ".SelectChild", args: []any{o.index}, okBool: true}, nil
 		}
 	}
 	if i := actionIndex(o.n.actions, "select", "click", "press"); i >= 0 {
@@ -463,33 +476,119 @@ func (c *Client) selectPlan(ctx context.Context, o *object) (plan, error) {
 	return plan{}, unsupported(o, platform.ActSelect, "its parent has no Selection and it has no select or click action")
 }
 
+// entrySelectedWithin bounds the wait for an entry's selected state after its select action.
+const entrySelectedWithin = 300 * time.Millisecond
+
+// comboSelect chooses an entry of a combo box's popup list. Only some calls choose: the
+// combo box's Selection.SelectChild (GTK 3), the entry's own "select" action (Chromium's
+// options; Firefox's do nothing) and the Selection of a list directly under the combo box
+// (Firefox's <select>). The popup list's selection in other toolkits, and the entries' click or
+// toggle actions, only move the highlight: the application's choice stays, while Java's combo box
+// even reports the highlighted entry as its name and selection. Java's SelectChild on the combo
+// box clears the choice instead of making it, so Java's combo boxes get none of these. They are
+// tried in that order; the select action counts only when the entry then reports selected. The
+// caller reads the combo box back. row is the entry's index in a list directly under the combo
+// box (-1 otherwise).
+func (c *Client) comboSelect(ctx context.Context, o *object, combo objRef, row int32) (platform.ActResult, error) {
+	if err := enabled(o, platform.ErrActionFailed); err != nil {
+		return platform.ActResult{}, err
+	}
+	lies := c.knownBridge(combo.Bus).comboSelectionLies
+	_, cifaces, err := c.kind(ctx, combo)
+	if err != nil {
+		return platform.ActResult{}, err
+	}
+	if cifaces&hasSelection != 0 && row >= 0 && !lies {
+		out, err := c.perform(ctx, o, plan{target: combo, method: ifSelection + ".SelectChild", args: []any{row}, okBool: true})
+		return platform.ActResult{ModalPending: out.modal}, err
+	}
+	var firstErr error
+	if i := actionIndex(o.n.actions, "select"); i >= 0 && !lies {
+		out, err := c.perform(ctx, o, doAction(o, i))
+		if err != nil || out.modal || out.gone {
+			return platform.ActResult{ModalPending: out.modal}, err
+		}
+		if c.becomesSelected(ctx, o.n.ref) {
+			return platform.ActResult{}, nil
+		}
+		firstErr = fmt.Errorf("%w: %s %q (%s): its select action left it unselected", platform.ErrActionFailed, o.role(), o.n.info.name, o.ref())
+	}
+	if row >= 0 && !lies {
+		if _, pifaces, err := c.kind(ctx, o.parent); err == nil && pifaces&hasSelection != 0 {
+			out, err := c.perform(ctx, o, plan{target: o.parent, method: ifSelection + ".SelectChild", args: []any{row}, okBool: true})
+			return platform.ActResult{ModalPending: out.modal}, err
+		}
+	}
+	if firstErr != nil {
+		return platform.ActResult{}, firstErr
+	}
+	return platform.ActResult{}, unsupported(o, platform.ActSelect, "an entry of a combo box is chosen through the combo box, "+
+		"which offers no way to choose it (its list's own selection only highlights); choose it with input (invoke via auto, or click the combo box, then the entry)")
+}
+
+// becomesSelected waits, at most entrySelectedWithin, for the object to report selected.
+func (c *Client) becomesSelected(ctx context.Context, r objRef) bool {
+	deadline := time.Now().Add(entrySelectedWithin)
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		if words, _, err := c.states(ctx, r); err == nil && words.has(stateSelected) {
+			return true
+		}
+		if time.Now().Add(pause).After(deadline) {
+			return false
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+	}
+}
+
 // menuItemRoles are the items a menu holds; selecting one chooses it.
 var menuItemRoles = map[string]bool{
 	"menu item": true, "check menu item": true, "radio menu item": true, "tearoff menu item": true, "menu": true,
 }
 
-// inComboMenu reports whether o is an entry of a combo box's menu (its parent a menu whose
-// parent is a combo box): those are chosen through the combo box's Selection.
-func (c *Client) inComboMenu(ctx context.Context, o *object) (bool, error) {
-	if o.parent.null() || o.parent.Path == appRoot {
-		return false, nil
+// comboOf finds the combo box o is an entry of: up the parents, at most maxComboDepth levels;
+// the null ref when there is none. row is o's index when its parent sits directly under the
+// combo box (a GTK 3 combo box's menu), -1 otherwise. Text inside a combo box (an editable
+// combo box's entry) is not an entry.
+func (c *Client) comboOf(ctx context.Context, o *object) (combo objRef, row int32, err error) {
+	switch o.role() {
+	case "combo box", "text", "entry", "password text", "push button", "toggle button":
+		return objRef{}, -1, nil
 	}
-	prole, _, err := c.kind(ctx, o.parent)
-	if err != nil {
-		if errors.Is(err, platform.ErrElementStale) {
-			return false, nil
+	r := o.parent
+	for depth := range maxComboDepth {
+		if r.null() || r.Path == appRoot {
+			return objRef{}, -1, nil
 		}
-		return false, err
+		role, _, err := c.kind(ctx, r)
+		if err != nil {
+			if errors.Is(err, platform.ErrElementStale) {
+				return objRef{}, -1, nil
+			}
+			return objRef{}, -1, err
+		}
+		switch name, _ := roleName(role); name {
+		case "combo box":
+			row = -1
+			if depth == 1 {
+				row = o.index
+			}
+			return r, row, nil
+		case "frame", "dialog", "application", "document web", "document frame":
+			return objRef{}, -1, nil
+		}
+		var up objRef
+		if _, err := c.property(ctx, r.Bus, r.Path, ifAccessible, "Parent", &up); err != nil {
+			return objRef{}, -1, nil
+		}
+		r = up
 	}
-	if name, _ := roleName(prole); name != "menu" {
-		return prole == roleComboBox, nil
-	}
-	var gp objRef
-	if _, err := c.property(ctx, o.parent.Bus, o.parent.Path, ifAccessible, "Parent", &gp); err != nil || gp.null() {
-		return false, nil
-	}
-	grole, _, err := c.kind(ctx, gp)
-	return err == nil && grole == roleComboBox, nil
+	return objRef{}, -1, nil
 }
 
 // setValue sets a number through Value, or text through EditableText.

@@ -45,6 +45,7 @@ type Client struct {
 	pids    map[string]int    // unique bus name → process id; bus names are never reused
 	bridges map[string]bridge // unique bus name → what its accessibility bridge serves safely
 	frames  map[objRef]uint32 // frame → its X window, for bridges with window-relative extents
+	vcl     vclShifts         // LibreOffice frames' menu bar shifts
 
 	calls atomic.Int64 // D-Bus calls made, for the debug log
 
@@ -278,6 +279,13 @@ func (c *Client) forget(live map[string]bool) {
 			delete(c.frames, r)
 		}
 	}
+	c.vcl.mu.Lock()
+	for r := range c.vcl.m {
+		if !live[r.Bus] {
+			delete(c.vcl.m, r)
+		}
+	}
+	c.vcl.mu.Unlock()
 	c.mu.Unlock()
 	c.meta.keep(live)
 }

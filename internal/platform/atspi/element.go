@@ -250,6 +250,15 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 	}
 	w.remember()
 	out, _ := w.convert(o.n)
+	if w.bridge.vclShift && out.Bounds != nil && !nativeMenuRoles[out.Role] {
+		s, err := c.vclShiftOf(ctx, o.n.ref)
+		if err != nil {
+			return platform.Element{}, err
+		}
+		b := *out.Bounds
+		b.Y += s.of(out.Role)
+		out.Bounds = &b
+	}
 	return platform.Element{Node: *out, PID: o.pid, Parent: parentRef(o)}, nil
 }
 
@@ -281,7 +290,15 @@ func (c *Client) Subtree(ctx context.Context, ref string, limits platform.TreeLi
 			return platform.Tree{}, err
 		}
 	}
-	return w.tree(ctx, o.n)
+	t, err := w.tree(ctx, o.n)
+	if err == nil && b.vclShift && !limits.Lean {
+		s, err := c.treeShift(ctx, o.n.ref)
+		if err != nil {
+			return platform.Tree{}, err
+		}
+		shiftTree(t.Root, s)
+	}
+	return t, err
 }
 
 // parentRef is the parent's ref, "" for the application (or the registry, for an

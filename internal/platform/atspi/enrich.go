@@ -59,6 +59,8 @@ func (w *walker) enrichJobs(nodes []*node) []job {
 		case info.role == rolePasswordText:
 			v := MaskedValue
 			n.value = &v
+		case info.role == roleComboBox && info.ifaces&hasSelection != 0 && info.ifaces&hasText == 0:
+			jobs = append(jobs, w.chosenJob(n))
 		case info.ifaces&hasText != 0:
 			jobs = append(jobs, w.textJob(n))
 		case info.ifaces&hasValue != 0:
@@ -249,6 +251,34 @@ func (w *walker) valueJob(n *node) job {
 		}
 		s := strconv.FormatFloat(v, 'f', -1, 64)
 		n.value = &s
+		return nil
+	}
+}
+
+// chosenJob reads the entry a combo box without text shows as its value: the name of the child
+// its Selection reports (GTK 3's combo boxes keep their label as their name, and the chosen
+// entry is nowhere else in the tree).
+func (w *walker) chosenJob(n *node) job {
+	return func(ctx context.Context) error {
+		call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifSelection+".GetSelectedChild", int32(0))
+		if err != nil {
+			if f.fatal() {
+				return err
+			}
+			return nil // nothing chosen: some bridges answer an error
+		}
+		var child objRef
+		if call.Store(&child) != nil || child.null() {
+			return nil
+		}
+		var name string
+		if f, err := w.c.property(ctx, child.Bus, child.Path, ifAccessible, "Name", &name); err != nil {
+			if f.fatal() {
+				return err
+			}
+			return nil
+		}
+		n.value = &name
 		return nil
 	}
 }

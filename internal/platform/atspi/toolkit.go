@@ -27,6 +27,13 @@ type bridge struct {
 	// wholeText: GetText(0, -1) returns the whole text. GTK 4.8 returns "" for it; such bridges
 	// are read as CharacterCount, then GetText(0, count).
 	wholeText bool
+	// comboSelectionLies: a combo box's name and Selection follow its popup list's highlight,
+	// not the entry the application chose, and Selection.SelectChild on the combo box clears
+	// the choice (Java's ATK wrapper; measured on OpenJDK 17).
+	comboSelectionLies bool
+	// vclShift: LibreOffice's gtk3 plugin reports its VCL objects' extents without the native
+	// menu bar above them (vcl.go).
+	vclShift bool
 }
 
 // AT-SPI coordinate types (AtspiCoordType).
@@ -55,8 +62,10 @@ func bridgeFor(toolkit, version string) bridge {
 			return b
 		}
 		b.getAll, b.wholeText = true, true
-	case "gecko", "chromium", "j2se-access-bridge", "atk wrapper", "java", "gail", "vcl":
-		// at-spi2-core's ATK bridge serves these.
+	case "j2se-access-bridge", "atk wrapper", "java":
+		b.getAll, b.wholeText, b.comboSelectionLies = true, true, true
+	case "gecko", "chromium", "gail", "vcl":
+		// at-spi2-core's ATK bridge serves these (and Java's above).
 		b.getAll, b.wholeText = true, true
 	}
 	return b
@@ -80,6 +89,13 @@ func (c *Client) bridgeOf(ctx context.Context, bus string) (bridge, error) {
 		return bridge{}, err
 	}
 	b = bridgeFor(toolkit, version)
+	if strings.EqualFold(toolkit, "gtk") && strings.HasPrefix(version, "3.") {
+		var name string
+		if f, err := c.property(ctx, bus, registryRoot, ifAccessible, "Name", &name); f.fatal() {
+			return bridge{}, err
+		}
+		b.vclShift = isVCL(name)
+	}
 	c.mu.Lock()
 	c.bridges[bus] = b
 	c.mu.Unlock()

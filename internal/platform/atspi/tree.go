@@ -143,6 +143,14 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	}
 	bestW.timings = append(bestW.timings, "frames", time.Since(start))
 	t, err := bestW.tree(ctx, best)
+	if err == nil && bestW.bridge.vclShift && !limits.Lean && len(t.Root.Children) > 0 {
+		// LibreOffice: VCL's objects are drawn below the native menu bar (vcl.go).
+		s, serr := c.topShift(ctx, best.ref)
+		if serr != nil {
+			return platform.Tree{}, serr
+		}
+		shiftTree(t.Root, s)
+	}
 	if err == nil && (t.Root.Bounds == nil || t.Root.Bounds.Empty()) && !win.Bounds.Empty() && t.Root.States["showing"] {
 		// A frame that reports no rectangle (Swing) or an empty one (a GTK 4 dialog) covers its
 		// window, whose area X knows.
