@@ -387,6 +387,19 @@ func deliverValue(ctx context.Context, env *Env, l located, byRef bool, text, vi
 				describeNode(n), err, why)
 		}
 		return typeValue(ctx, env, l, s, text)
+	case numericRoles[n.Role] && errors.Is(err, platform.ErrActionFailed):
+		// The number did not move (a read-only value, or a web page's number input whose
+		// Value the browser ignored): type it where it can be typed, else say what it holds.
+		if via == viaAuto && n.States["editable"] {
+			if s, why := clickSpot(ctx, env, l, byRef); why == "" {
+				return typeValue(ctx, env, l, s, text)
+			}
+		}
+		got, _, rerr := readBack(ctx, env, n, text, 0)
+		if rerr != nil {
+			return delivery{}, platformError(rerr)
+		}
+		return delivery{}, notApplied(n, viaAccessibility, got, "")
 	}
 	return delivery{}, actionError(err, platform.ActSetValue, n)
 }

@@ -260,6 +260,13 @@ func driveWebForm(t *testing.T, h *harness, pid int, setVia string) {
 	h.waitTitle("go=1")
 	h.act(pid, field, "setvalue", setVia, map[string]any{"text": ""})
 	h.waitTitle("form name= agree=false")
+	// A number input wrapped in its label (both named Nights in Firefox): one target, and the
+	// browser applies the Value a moment after the call returns: verified, never "kept its value".
+	r = h.act(pid, map[string]any{"name": "Nights"}, "setvalue", "", map[string]any{"text": "5"})
+	if r.Verified == nil || !*r.Verified {
+		t.Errorf("setvalue of the number not verified: %+v", r)
+	}
+	h.waitTitle("nights=5")
 }
 
 func TestDeliverChromium(t *testing.T) {

@@ -142,12 +142,21 @@ func (c *Client) Act(ctx context.Context, ref string, action platform.ElementAct
 // then silently does nothing.
 func enabled(o *object, sentinel error) error {
 	if !o.is(stateEnabled) && !o.is(stateSensitive) {
-		return fmt.Errorf("%w: %s %q (%s) is disabled", sentinel, o.role(), o.n.info.name, o.ref())
+		return fmt.Errorf("%w: %s is disabled", sentinel, o.label())
 	}
 	return nil
 }
 
 func (o *object) ref() string { return FormatRef(o.n.ref.Bus, o.n.ref.Path) }
+
+// label names o in an error: its role, its name when it has one, and its ref. An empty name is
+// left out rather than printed as "" (the object may have been read without it).
+func (o *object) label() string {
+	if o.n.info.name == "" {
+		return fmt.Sprintf("%s (%s)", o.role(), o.ref())
+	}
+	return fmt.Sprintf("%s %q (%s)", o.role(), o.n.info.name, o.ref())
+}
 
 // perform makes p's call and checks its boolean reply.
 func (c *Client) perform(ctx context.Context, o *object, p plan) (outcome, error) {
@@ -157,8 +166,8 @@ func (c *Client) perform(ctx context.Context, o *object, p plan) (outcome, error
 	}
 	var ok bool
 	if err := out.reply.Store(&ok); err == nil && !ok {
-		return out, fmt.Errorf("%w: %s %q (%s): the application declined %s", platform.ErrActionFailed,
-			o.role(), o.n.info.name, o.ref(), shortMethod(p.method))
+		return out, fmt.Errorf("%w: %s: the application declined %s", platform.ErrActionFailed,
+			o.label(), shortMethod(p.method))
 	}
 	return out, nil
 }
@@ -238,8 +247,8 @@ func unsupported(o *object, action platform.ElementAction, why string) error {
 	if len(o.n.actions) > 0 {
 		acts = strings.Join(o.n.actions, ", ")
 	}
-	return fmt.Errorf("%w: %s on %s %q (%s): %s; it can do: actions [%s], interfaces [%s]",
-		platform.ErrUnsupported, action, o.role(), o.n.info.name, o.ref(), why, acts, ifaceNames(o.n.info.ifaces))
+	return fmt.Errorf("%w: %s on %s: %s; it can do: actions [%s], interfaces [%s]",
+		platform.ErrUnsupported, action, o.label(), why, acts, ifaceNames(o.n.info.ifaces))
 }
 
 // ifaceNames lists the interfaces in s by their short names, sorted.
@@ -511,7 +520,7 @@ func (c *Client) comboSelect(ctx context.Context, o *object, combo objRef, row i
 		if c.becomesSelected(ctx, o.n.ref) {
 			return platform.ActResult{}, nil
 		}
-		firstErr = fmt.Errorf("%w: %s %q (%s): its select action left it unselected", platform.ErrActionFailed, o.role(), o.n.info.name, o.ref())
+		firstErr = fmt.Errorf("%w: %s: its select action left it unselected", platform.ErrActionFailed, o.label())
 	}
 	if row >= 0 && !lies {
 		if _, pifaces, err := c.kind(ctx, o.parent); err == nil && pifaces&hasSelection != 0 {
@@ -600,16 +609,20 @@ func (c *Client) setValue(ctx context.Context, o *object, text string) (platform
 		// A spin button has both: its Value takes effect at once, its text only when
 		// activated.
 		if numErr != nil {
-			return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s) takes a number; the text given is not one",
-				platform.ErrBadValue, o.role(), o.n.info.name, o.ref())
+			return platform.ActResult{}, fmt.Errorf("%w: %s takes a number; the text given is not one",
+				platform.ErrBadValue, o.label())
 		}
 		before, lo, hi, err := c.valueRange(ctx, o.n.ref)
 		if err != nil {
 			return platform.ActResult{}, err
 		}
+		if b, err := c.bridgeOf(ctx, o.n.ref.Bus); err == nil && b.silentValue {
+			return platform.ActResult{}, unsupported(o, platform.ActSetValue,
+				b.Toolkit+" sets the number without the page's input events; type it instead")
+		}
 		if lo <= hi && (num < lo || num > hi) {
-			return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s) takes %v to %v; %v is outside",
-				platform.ErrBadValue, o.role(), o.n.info.name, o.ref(), lo, hi, num)
+			return platform.ActResult{}, fmt.Errorf("%w: %s takes %v to %v; %v is outside",
+				platform.ErrBadValue, o.label(), lo, hi, num)
 		}
 		if err := enabled(o, platform.ErrActionFailed); err != nil {
 			return platform.ActResult{}, err
@@ -620,12 +633,11 @@ func (c *Client) setValue(ctx context.Context, o *object, text string) (platform
 		}
 		// GTK accepts the property on read-only values (progress and level bars) and ignores
 		// it: a value that did not move was refused. Rounding may change it, so only "did
-		// not move at all" counts.
-		var after float64
-		if _, err := c.property(ctx, o.n.ref.Bus, o.n.ref.Path, ifValue, "CurrentValue", &after); err == nil &&
-			after == before && num != before {
-			return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s) kept its value %v", platform.ErrActionFailed,
-				o.role(), o.n.info.name, o.ref(), before)
+		// not move at all" counts. Browsers apply it a few milliseconds later (the page's
+		// input runs its own event loop): read again for a moment before saying it was refused.
+		if num != before && !c.valueMoves(ctx, o.n.ref, before) {
+			return platform.ActResult{}, fmt.Errorf("%w: %s kept its value %v", platform.ErrActionFailed,
+				o.label(), before)
 		}
 		return platform.ActResult{}, nil
 	case ifaces&hasEditableText != 0:
@@ -647,6 +659,32 @@ func (c *Client) setValue(ctx context.Context, o *object, text string) (platform
 	return platform.ActResult{}, unsupported(o, platform.ActSetValue, "it has neither EditableText nor Value")
 }
 
+// valueApplyWithin bounds how long setValue waits for a Value to move away from what it was
+// (Chromium and Firefox number inputs take 20-200 ms; GTK applies at once or never).
+const valueApplyWithin = 400 * time.Millisecond
+
+// valueMoves reports whether r's CurrentValue leaves before within valueApplyWithin. A value that
+// cannot be read counts as moved: unverifiable, not refused.
+func (c *Client) valueMoves(ctx context.Context, r objRef, before float64) bool {
+	deadline := time.Now().Add(valueApplyWithin)
+	for {
+		var after float64
+		if _, err := c.property(ctx, r.Bus, r.Path, ifValue, "CurrentValue", &after); err != nil || after != before {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		t := time.NewTimer(20 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return true
+		case <-t.C:
+		}
+	}
+}
+
 // checkLength compares a password field's character count with the text it was given: the
 // one check that reads nothing secret (GTK exposes one invisible character per character).
 func (c *Client) checkLength(ctx context.Context, o *object, text string) error {
@@ -655,8 +693,8 @@ func (c *Client) checkLength(ctx context.Context, o *object, text string) error 
 		return nil // unverifiable, not refused
 	}
 	if want := utf8.RuneCountInString(text); int(count) != want {
-		return fmt.Errorf("%w: %s %q (%s) holds %d characters after SetTextContents of %d", platform.ErrActionFailed,
-			o.role(), o.n.info.name, o.ref(), count, want)
+		return fmt.Errorf("%w: %s holds %d characters after SetTextContents of %d", platform.ErrActionFailed,
+			o.label(), count, want)
 	}
 	return nil
 }
@@ -725,8 +763,8 @@ func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, e
 	}
 	var ok bool
 	if err := out.reply.Store(&ok); err == nil && !ok {
-		return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s): the application declined GrabFocus",
-			platform.ErrNotFocused, o.role(), o.n.info.name, o.ref())
+		return platform.ActResult{}, fmt.Errorf("%w: %s: the application declined GrabFocus",
+			platform.ErrNotFocused, o.label())
 	}
 	if out.states.has(stateFocused) {
 		return platform.ActResult{}, nil
@@ -742,8 +780,8 @@ func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, e
 		case <-ctx.Done():
 			return platform.ActResult{}, ctx.Err()
 		case <-deadline.C:
-			return platform.ActResult{}, fmt.Errorf("%w: %s %q (%s) accepted GrabFocus but did not report focus within %v (is its window active?)",
-				platform.ErrNotFocused, o.role(), o.n.info.name, o.ref(), c.opts.ModalGrace)
+			return platform.ActResult{}, fmt.Errorf("%w: %s accepted GrabFocus but did not report focus within %v (is its window active?)",
+				platform.ErrNotFocused, o.label(), c.opts.ModalGrace)
 		case <-wait.C:
 			pause = min(2*pause, 20*time.Millisecond)
 			wait.Reset(pause)

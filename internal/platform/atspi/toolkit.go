@@ -31,6 +31,10 @@ type bridge struct {
 	// not the entry the application chose, and Selection.SelectChild on the combo box clears
 	// the choice (Java's ATK wrapper; measured on OpenJDK 17).
 	comboSelectionLies bool
+	// silentValue: setting Value.CurrentValue changes a web page's input without the input and
+	// change events the page listens to (Gecko: the field shows the number, the page's logic
+	// never hears of it; measured on Firefox ESR), so values are typed there instead.
+	silentValue bool
 	// vclShift: LibreOffice's gtk3 plugin reports its VCL objects' extents without the native
 	// menu bar above them (vcl.go).
 	vclShift bool
@@ -67,6 +71,7 @@ func bridgeFor(toolkit, version string) bridge {
 	case "gecko", "chromium", "gail", "vcl":
 		// at-spi2-core's ATK bridge serves these (and Java's above).
 		b.getAll, b.wholeText = true, true
+		b.silentValue = strings.EqualFold(toolkit, "gecko")
 	}
 	return b
 }
