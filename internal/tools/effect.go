@@ -398,7 +398,30 @@ func (o *observer) diff(ctx context.Context, appBlocked bool) Effect {
 		}
 		slices.SortFunc(eff.Changed, func(a, b NodeChange) int { return strings.Compare(a.Ref, b.Ref) })
 	}
+	focusValueChange(&eff, o.focus, focus, o.target)
 	return eff
+}
+
+// focusValueChange adds the value change of the element that kept the focus: the lean walk reads
+// no values, and the focused field is where typing and many buttons write (a calculator's display
+// is a text field in GNOME Calculator). The target's own change is reported as the target's.
+func focusValueChange(eff *Effect, before, after *platform.Element, target string) {
+	if before == nil || after == nil || before.Node.Ref != after.Node.Ref || after.Node.Ref == target ||
+		after.Node.Role == "password text" || sameValue(before.Node.Value, after.Node.Value) {
+		return
+	}
+	for i := range eff.Changed {
+		if c := &eff.Changed[i]; c.Ref == after.Node.Ref {
+			if c.Was == nil {
+				c.Was = &Was{}
+			}
+			c.Was.Value, c.Value = valueOrEmpty(before.Node.Value), valueOrEmpty(after.Node.Value)
+			return
+		}
+	}
+	c := NodeChange{NodeBrief: NodeBrief{Ref: after.Node.Ref, Role: after.Node.Role, Name: after.Node.Name},
+		Was: &Was{Value: valueOrEmpty(before.Node.Value)}, Value: valueOrEmpty(after.Node.Value)}
+	eff.Changed = append([]NodeChange{c}, eff.Changed...)
 }
 
 func (o *observer) diffWindows(eff *Effect, after []platform.Window) {
