@@ -31,6 +31,10 @@ type bridge struct {
 	// not the entry the application chose, and Selection.SelectChild on the combo box clears
 	// the choice (Java's ATK wrapper; measured on OpenJDK 17).
 	comboSelectionLies bool
+	// typeNames: an element without an accessible name is named after its widget's type
+	// ("GtkButton", "AdwGizmo", an application's own "HistoryView"; GTK 4.8, measured in GNOME
+	// Calculator 43): such names are dropped (displayName).
+	typeNames bool
 	// silentValue: setting Value.CurrentValue changes a web page's input without the input and
 	// change events the page listens to (Gecko: the field shows the number, the page's logic
 	// never hears of it; measured on Firefox ESR), so values are typed there instead.
@@ -62,7 +66,7 @@ func bridgeFor(toolkit, version string) bridge {
 	case "gtk":
 		if strings.HasPrefix(version, "4.") {
 			// GTK 4 has its own bridge on GDBus (GetAll is GDBus's, safe).
-			b.getAll, b.windowCoords, b.noShowing = true, true, true
+			b.getAll, b.windowCoords, b.noShowing, b.typeNames = true, true, true, true
 			return b
 		}
 		b.getAll, b.wholeText = true, true
@@ -139,4 +143,37 @@ func (c *Client) getAllProps(ctx context.Context, b bridge, ref objRef, iface st
 		return nil, false, 0, nil
 	}
 	return props, true, 0, nil
+}
+
+// displayName is an element's name as agents see and match it: without the padding some menus
+// carry ("Save As...      " in GTK 3 menus that align their accelerators), and without the type
+// names a bridge puts where a name is missing.
+func (b bridge) displayName(name string) string {
+	name = strings.TrimSpace(name)
+	if b.typeNames && isTypeName(name) {
+		return ""
+	}
+	return name
+}
+
+// isTypeName reports a CamelCase identifier of two or more capitalised parts ("GtkButton",
+// "AdwGizmo", "HistoryView"), the shape of a GType name. A real label rarely has it ("Undo",
+// "OK", "PhD" do not).
+func isTypeName(s string) bool {
+	parts := 0
+	for i := 0; i < len(s); {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+		j := i + 1
+		for j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= '0' && s[j] <= '9') {
+			j++
+		}
+		if j == i+1 {
+			return false // a capital without a lower-case run: an acronym, not a type part
+		}
+		parts++
+		i = j
+	}
+	return parts >= 2
 }

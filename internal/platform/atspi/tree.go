@@ -247,7 +247,7 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 				switch {
 				case n.dead.Load() || !n.hasChildren():
 				case w.limits.ShowingOnly && n.raw > 0 && !n.info.states.has(stateShowing):
-				case n.depth+n.depthCost() > w.limits.MaxDepth || n.raw >= rawCap:
+				case n.depth+n.depthCost(w.bridge) > w.limits.MaxDepth || n.raw >= rawCap:
 					n.cut = true
 					w.cut(cutDepth)
 				default:
@@ -337,8 +337,8 @@ func (n *node) hasChildren() bool { return n.info.childCount > 0 || len(n.info.c
 // depthCost is what n adds to its children's meaningful depth: nothing for an unnamed
 // structural container (toolkits nest those deeply: GTK's fillers, Chromium's panels above the
 // page), one level for everything else.
-func (n *node) depthCost() int {
-	if n.info != nil && n.info.name == "" && platform.LayoutRole(n.role()) {
+func (n *node) depthCost(b bridge) int {
+	if n.info != nil && b.displayName(n.info.name) == "" && platform.LayoutRole(n.role()) {
 		return 0
 	}
 	return 1
@@ -529,7 +529,7 @@ func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, err
 				w.seen = make(map[objRef]bool)
 			}
 			w.seen[r] = true
-			k := &node{ref: r, depth: n.depth + n.depthCost(), raw: n.raw + 1}
+			k := &node{ref: r, depth: n.depth + n.depthCost(w.bridge), raw: n.raw + 1}
 			if info := w.snap[r]; info != nil {
 				k.info = info
 			} else {
@@ -672,7 +672,7 @@ func (w *walker) convert(n *node) (*platform.Node, int) {
 		Ref:          FormatRef(n.ref.Bus, n.ref.Path),
 		Role:         role,
 		ControlType:  ControlType(role),
-		Name:         n.info.name,
+		Name:         w.bridge.displayName(n.info.name),
 		Description:  n.info.desc,
 		AutomationID: n.id,
 		States:       n.info.states.set(),
