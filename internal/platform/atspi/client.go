@@ -53,10 +53,14 @@ type Client struct {
 	hub  *hub      // fans the connection's signals out to watchers
 	regs eventRegs // event types registered for watchers, counted
 
+	mirror mirror // trees kept while their applications send no event (mirror.go)
+
 	closeOnce sync.Once
 	closeErr  error
 
-	noCache bool // tests: ignore Cache.GetItems to exercise the walk by calls
+	noCache  bool // tests: ignore Cache.GetItems to exercise the walk by calls
+	noMirror  bool // tests and benchmarks: every Tree walks
+	mirrorAll bool // tests: mirror every toolkit, to measure which events one misses
 }
 
 // D-Bus names of the AT-SPI registry and interfaces.
@@ -280,4 +284,5 @@ func (c *Client) forget(live map[string]bool) {
 	}
 	c.mu.Unlock()
 	c.meta.keep(live)
+	c.forgetMirrored(live)
 }

@@ -19,3 +19,20 @@ func WatchStats(c *Client) (watches, senders int, signals int64) {
 
 // ConnName is c's unique name on the accessibility bus.
 func ConnName(c *Client) string { return c.conn.Names()[0] }
+
+// WithoutMirror makes every Tree of c walk, for fresh walks to compare the mirror with.
+func WithoutMirror(c *Client) { c.noMirror = true }
+
+// MirrorStats reports c's trees answered from the mirror and walked.
+func MirrorStats(c *Client) (hits, misses int64) { return c.MirrorStats() }
+
+// MirrorEveryToolkit mirrors c's trees whatever their toolkit, to measure which changes a
+// toolkit's events miss.
+func MirrorEveryToolkit(c *Client) { c.mirrorAll = true }
+
+// DropMirror forgets every tree c mirrors.
+func DropMirror(c *Client) {
+	c.mirror.mu.Lock()
+	defer c.mirror.mu.Unlock()
+	c.mirror.entries, c.mirror.order = nil, nil
+}

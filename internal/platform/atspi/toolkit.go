@@ -27,6 +27,9 @@ type bridge struct {
 	// wholeText: GetText(0, -1) returns the whole text. GTK 4.8 returns "" for it; such bridges
 	// are read as CharacterCount, then GetText(0, count).
 	wholeText bool
+	// mirrored: the bridge's events were measured to cover every change a walk can see, so an
+	// unchanged tree may be answered from the mirror (mirror.go).
+	mirrored bool
 }
 
 // AT-SPI coordinate types (AtspiCoordType).
@@ -54,7 +57,7 @@ func bridgeFor(toolkit, version string) bridge {
 			b.getAll, b.windowCoords, b.noShowing = true, true, true
 			return b
 		}
-		b.getAll, b.wholeText = true, true
+		b.getAll, b.wholeText, b.mirrored = true, true, true
 	case "gecko", "chromium", "j2se-access-bridge", "atk wrapper", "java", "gail", "vcl":
 		// at-spi2-core's ATK bridge serves these.
 		b.getAll, b.wholeText = true, true

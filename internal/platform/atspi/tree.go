@@ -75,6 +75,16 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	limits.MaxNodes = max(limits.MaxNodes, 1)
 	limits.MaxDepth = max(limits.MaxDepth, 0)
 	start, calls := time.Now(), c.calls.Load()
+	key := keyOf(win, limits)
+	if !c.noMirror {
+		if t, ok := c.fromMirror(ctx, key); ok {
+			c.mirror.hits.Add(1)
+			c.log.Debug("atspi: tree from the mirror", "pid", win.ProcessID, "nodes", t.NodeCount, "total", time.Since(start))
+			return t, nil
+		}
+		c.mirror.misses.Add(1)
+	}
+	appsGen := c.hub.appsGen.Load()
 	pid := win.ProcessID
 	apps, err := c.appsOf(ctx, pid)
 	if err != nil {
@@ -83,17 +93,27 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	if len(apps) == 0 {
 		return platform.Tree{}, &notRegistered{pid: pid}
 	}
+	var stamp mirrorStamp
 	var (
 		cands    []frameCandidate
 		walkers  = map[*node]*walker{}
 		firstErr error
 	)
 	for _, app := range apps {
-		b, err := c.bridgeOf(ctx, app.Bus)
-		if err != nil {
+		if _, err := c.bridgeOf(ctx, app.Bus); err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
+			continue
+		}
+	}
+	if firstErr == nil && !c.noMirror {
+		// Before anything is read: an event from here on makes what the walk reads stale.
+		stamp = c.stamp(ctx, apps, appsGen)
+	}
+	for _, app := range apps {
+		b, err := c.bridgeOf(ctx, app.Bus)
+		if err != nil {
 			continue
 		}
 		w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, bridge: b, limits: limits}
@@ -148,6 +168,10 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		// window, whose area X knows.
 		b := win.Bounds
 		t.Root.Bounds = &b
+	}
+	if err == nil && !c.noMirror {
+		c.keep(key, stamp, t)
+		t.Root = cloneNode(t.Root)
 	}
 	if err == nil {
 		c.log.Debug("atspi: tree", append([]any{"pid", pid, "nodes", t.NodeCount, "cache", bestW.snap != nil,
