@@ -58,7 +58,7 @@ type Client struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	noCache  bool // tests: ignore Cache.GetItems to exercise the walk by calls
+	noCache   bool // tests: ignore Cache.GetItems to exercise the walk by calls
 	noMirror  bool // tests and benchmarks: every Tree walks
 	mirrorAll bool // tests: mirror every toolkit, to measure which events one misses
 }
