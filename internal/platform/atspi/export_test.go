@@ -1,5 +1,7 @@
 package atspi
 
+import "github.com/godbus/dbus/v5"
+
 // WalkWithoutCache makes c ignore Cache.GetItems, so tests and benchmarks exercise the
 // fallback walk by calls on a GTK application. Call it before c is used.
 func WalkWithoutCache(c *Client) { c.noCache = true }
@@ -35,4 +37,24 @@ func DropMirror(c *Client) {
 	c.mirror.mu.Lock()
 	defer c.mirror.mu.Unlock()
 	c.mirror.entries, c.mirror.order = nil, nil
+}
+
+// MirrorGens reports each mirrored application's event count.
+func MirrorGens(c *Client) map[string]uint64 {
+	out := map[string]uint64{}
+	c.mirror.mu.Lock()
+	defer c.mirror.mu.Unlock()
+	for bus, s := range c.mirror.subs {
+		out[bus] = s.gen.Load()
+	}
+	return out
+}
+
+// LogMirrorEvents hands every event counted for bus to f.
+func LogMirrorEvents(c *Client, bus string, f func(name, path string, body []any)) {
+	c.mirror.mu.Lock()
+	defer c.mirror.mu.Unlock()
+	c.hub.mu.Lock()
+	defer c.hub.mu.Unlock()
+	c.mirror.subs[bus].log = func(s *dbus.Signal) { f(s.Name, string(s.Path), s.Body) }
 }

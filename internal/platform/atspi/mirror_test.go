@@ -10,15 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb/xproto"
+
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/atspi"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // mutations are every kind of change the mirror's events describe, in the order the test makes
-// them: rows added and removed, a rename, a toggle, a value and a text change, a widget hidden
-// and shown, the list scrolled, the window moved.
-var mutations = []string{"add", "add", "remove", "rename", "toggle", "value", "text", "hide", "show", "scroll", "move", "toggle"}
+// them: rows added and removed (in a list of widgets and in a tree view), a cell edited, a rename, a toggle, a value and a text change, a widget hidden
+// and shown, a widget grown (its siblings below move, with no other event than bounds-changed),
+// the list scrolled, the window moved.
+var mutations = []string{"add", "add", "remove", "tadd", "tremove", "tedit", "rename", "toggle", "value", "text", "hide", "show", "grow", "grow",
+	"scroll", "move", "toggle"}
 
 // TestMirrorMatchesFreshWalks changes a GTK 3 and a Qt 5 window in every way the mirror's events
 // describe and checks after each change that the client's answer equals a fresh walk by
@@ -59,8 +63,18 @@ func testMirror(t *testing.T, title string, mode int, argv ...string) {
 	handle := testdesk.WaitWindow(t, p.PID, 20*time.Second)
 	testdesk.WaitAccessible(t, p.PID, 20*time.Second)
 	out := bufio.NewReader(p.Stdout)
+	x, root := xconn(t)
 	win := func() platform.Window {
-		return platform.Window{Handle: handle, ProcessID: p.PID, Title: title, Bounds: windowBounds(t, handle)}
+		g, err := xproto.GetGeometry(x, xproto.Drawable(handle)).Reply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := xproto.TranslateCoordinates(x, xproto.Window(handle), root, 0, 0).Reply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return platform.Window{Handle: handle, ProcessID: p.PID, Title: title,
+			Bounds: platform.Rect{X: int(tr.DstX), Y: int(tr.DstY), Width: int(g.Width), Height: int(g.Height)}}
 	}
 	warm := connect(t, 2*time.Second)
 	if mode == mirrorForced {

@@ -75,7 +75,7 @@ func (h *hub) DeliverSignal(_, _ string, s *dbus.Signal) {
 		return
 	}
 	if m := h.mirrored[s.Sender]; m != nil && isEvent(s.Name) {
-		m.gen.Add(1)
+		m.count(s)
 	}
 	if !watchedSignals[s.Name] {
 		return

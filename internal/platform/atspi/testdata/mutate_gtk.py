@@ -3,8 +3,8 @@
 mirror's answers after each change are compared with fresh walks.
 
 Commands (one per line), each acknowledged with "ok <command>" once done on the main loop:
-add, remove (a list row), rename (the label), toggle (the check button), value (the scale),
-text (the entry), hide, show (the button), move (the window), scroll (the list), quit.
+add, remove (a list row), tadd, tremove, tedit (a tree view row), rename (the label), toggle (the check button), value (the scale),
+text (the entry), hide, show, grow (the button: taller, so what lies below moves), move (the window), scroll (the list), quit.
 """
 import sys
 
@@ -42,6 +42,13 @@ def add_row():
 
 for _ in range(30):
     add_row()
+# A tree view too: its rows are objects the view makes on demand (it manages its descendants).
+store = Gtk.ListStore(str)
+for i in range(8):
+    store.append(["cell %d" % i])
+view = Gtk.TreeView(model=store)
+view.append_column(Gtk.TreeViewColumn("Item", Gtk.CellRendererText(), text=0))
+box.pack_start(view, False, False, 0)
 scroll = Gtk.ScrolledWindow()
 scroll.set_min_content_height(150)
 scroll.add(listbox)
@@ -81,6 +88,15 @@ def command(source, condition):
     elif cmd == "move":
         x, y = win.get_position()
         win.move(x + 37, y + 23)
+    elif cmd == "tadd":
+        store.append(["cell %d" % count])
+    elif cmd == "tremove":
+        store.remove(store.get_iter(len(store) - 1))
+    elif cmd == "tedit":
+        store[0][0] = "edited %d" % count
+    elif cmd == "grow":
+        h = button.get_allocated_height()
+        button.set_size_request(-1, h + 12)
     elif cmd == "scroll":
         adj = scroll.get_vadjustment()
         adj.set_value(adj.get_value() + 60)

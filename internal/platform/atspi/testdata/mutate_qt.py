@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The PyQt5 twin of mutate_gtk.py (same commands), for TestMirrorMatchesFreshWalks on Qt."""
+"""The PyQt5 twin of mutate_gtk.py (same commands; the tree view ones act on the list), for TestMirrorMatchesFreshWalks on Qt."""
 import sys
 
 from PyQt5.QtCore import QSocketNotifier
@@ -52,9 +52,11 @@ def command():
         return
     cmd = line.strip()
     count += 1
-    if cmd == "add":
+    if cmd == "tedit":
+        lst.item(0).setText("edited %d" % count)
+    elif cmd in ("add", "tadd"):
         add_row()
-    elif cmd == "remove":
+    elif cmd in ("remove", "tremove"):
         if lst.count():
             lst.takeItem(lst.count() - 1)
     elif cmd == "rename":
@@ -71,6 +73,8 @@ def command():
         button.show()
     elif cmd == "move":
         win.move(win.x() + 37, win.y() + 23)
+    elif cmd == "grow":
+        button.setMinimumHeight(button.height() + 12)
     elif cmd == "scroll":
         bar = lst.verticalScrollBar()
         bar.setValue(bar.value() + 5)
