@@ -121,7 +121,7 @@ func (s *suite) benchTokens() error {
 func (s *suite) tokenApps() ([]tokenApp, error) {
 	factory := map[string]any{"process": "gtk3-widget-factory"}
 	apps := []tokenApp{{name: "gtk3-widget-factory", target: factory,
-		find: map[string]any{"name": "Andrea"},
+		find: map[string]any{"name": "Andrea", "role": "table cell"},
 		change: func() error {
 			ctx, cancel := s.callCtx()
 			defer cancel()
@@ -154,16 +154,24 @@ func (s *suite) tokenApps() ([]tokenApp, error) {
 		return nil, err
 	}
 	chromium, err := startProc(command(append(s.env, "ACCESSIBILITY_ENABLED=1"), "chromium", "--force-renderer-accessibility",
-		"--no-sandbox", "--no-first-run", "--no-default-browser-check", "--user-data-dir="+filepath.Join(s.tmp, "chromium"),
+		"--no-sandbox", "--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--user-data-dir="+filepath.Join(s.tmp, "chromium"),
 		"file://"+form))
 	if err != nil {
 		return nil, err
 	}
 	s.procs = append(s.procs, chromium)
-	apps = append(apps, tokenApp{name: "Chromium, a small web form", target: map[string]any{"window": "mcec web form"},
+	apps = append(apps, tokenApp{name: "Chromium, a small web form", target: map[string]any{"window": "form name="},
 		find: map[string]any{"role": "push button", "index": 0}})
 	for _, a := range apps[1:] {
-		if _, err := s.waitWindow(a.target); err != nil {
+		// LibreOffice and Chromium take long to map their first window on a loaded machine.
+		var err error
+		for range 4 {
+			if _, err = s.waitWindow(a.target); err == nil {
+				break
+			}
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
