@@ -166,7 +166,7 @@ func (s *suite) tokenApps() ([]tokenApp, error) {
 	for _, a := range apps[1:] {
 		// LibreOffice and Chromium take long to map their first window on a loaded machine.
 		var err error
-		for range 4 {
+		for range 8 {
 			if _, err = s.waitWindow(a.target); err == nil {
 				break
 			}

@@ -48,18 +48,28 @@ func TestOutlineDiffAndSubtree(t *testing.T) {
 		}
 		refs[m[1]] = true
 	}
-	js.Tree.walk(func(n *node) {
-		collapsed := n.Name == "" && len(n.Children) == 1 && (n.Role == "filler" || n.Role == "panel")
-		if !refs[n.Ref] && !collapsed {
+	// Every node shows but unnamed layout containers and separators (left out by rule) and what
+	// lies inside a hidden subtree (its top's line names it).
+	var visit func(n *node, inHidden bool)
+	visit = func(n *node, inHidden bool) {
+		omitted := n.Role == "separator" || n.Name == "" && (n.Value == nil || *n.Value == "") && layoutRoles[n.Role]
+		if !refs[n.Ref] && !omitted && !inHidden {
 			t.Errorf("%s %s %q is in the JSON tree but not in the outline", n.Ref, n.Role, n.Name)
 		}
 		if refs[n.Ref] && n.Name != "" && !strings.Contains(ol.Outline, "] "+n.Role+" \""+n.Name+"\"") {
 			t.Errorf("the outline does not show %s %q", n.Role, n.Name)
 		}
-		if n.Value != nil && *n.Value != "" && *n.Value != n.Name && !strings.Contains(ol.Outline, "= \""+*n.Value+"\"") {
+		if n.Value != nil && *n.Value != "" && *n.Value != n.Name && !inHidden && !strings.Contains(ol.Outline, "= \""+*n.Value+"\"") {
 			t.Errorf("the outline does not show %s's value %q", n.Ref, *n.Value)
 		}
-	})
+		if inHidden && n.Name != "" && !strings.Contains(ol.Outline, "\""+n.Name+"\"") {
+			t.Errorf("the outline does not name %s %q of a hidden subtree", n.Role, n.Name)
+		}
+		for _, k := range n.Children {
+			visit(k, inHidden || (refs[n.Ref] && n.IsOffscreen && len(n.Children) > 0))
+		}
+	}
+	visit(js.Tree, false)
 	if len(ol.Outline) >= len(mustJSON(t, js.Tree))/2 {
 		t.Errorf("the outline (%d bytes) is not much smaller than the JSON tree (%d)", len(ol.Outline), len(mustJSON(t, js.Tree)))
 	}
@@ -109,6 +119,11 @@ func TestOutlineDiffAndSubtree(t *testing.T) {
 		t.Fatalf("subtree of %s: %+v (%d nodes), want its %d children", box.Ref, sub.Tree, sub.NodeCount, len(box.Children))
 	}
 }
+
+// layoutRoles are platform.LayoutRole's, as the outline leaves them out.
+var layoutRoles = map[string]bool{"panel": true, "filler": true, "section": true, "form": true, "grouping": true,
+	"viewport": true, "scroll pane": true, "layered pane": true, "root pane": true, "glass pane": true, "split pane": true,
+	"redundant object": true, "unknown": true, "html container": true}
 
 func mustJSON(t *testing.T, v any) []byte {
 	t.Helper()

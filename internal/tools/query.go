@@ -85,9 +85,11 @@ func truncationWarning(t platform.Tree, l platform.TreeLimits) contract.Warning 
 }
 
 type queryResult struct {
-	Window    WindowInfo `json:"window"`
-	NodeCount int        `json:"nodeCount"`
-	Truncated bool       `json:"truncated"`
+	// Window is left out of diffs and "unchanged": the session's previous query of it said it,
+	// and a one-field diff should cost a few dozen tokens.
+	Window    *WindowInfo `json:"window,omitempty"`
+	NodeCount int         `json:"nodeCount"`
+	Truncated bool        `json:"truncated"`
 	// Format is "json" (Tree) or "outline" (Outline); Sent is "tree", or with since:"last"
 	// "diff" (Diff), "unchanged", or "tree" when there was nothing to compare with or most of it
 	// changed.
@@ -138,16 +140,20 @@ func queryTool(env *Env) *catalog.Tool {
 				return nil, err
 			}
 			call.Session.SetTarget(windowInfo(w))
-			res := queryResult{Window: windowInfo(w), NodeCount: tree.NodeCount, Truncated: tree.Truncated,
+			wi := windowInfo(w)
+			res := queryResult{Window: &wi, NodeCount: tree.NodeCount, Truncated: tree.Truncated,
 				Format: cmp.Or(in.Format, "json"), Sent: "tree"}
 			key := "query:" + cmp.Or(in.Ref, fmt.Sprint(w.Handle))
 			lines := treeLines(tree.Root)
 			if in.Since == "last" {
-				if prev, ok := call.Session.Memo(key).(map[string]string); ok {
+				if prev, ok := call.Session.Memo(key).(map[string]lineFields); ok {
 					res.Diff, res.Sent = diffTrees(prev, lines, tree.Root, res.Format)
 				}
 			}
 			call.Session.SetMemo(key, lines)
+			if res.Sent != "tree" {
+				res.Window = nil
+			}
 			if res.Sent == "tree" {
 				if res.Format == "outline" {
 					res.Outline = outline(tree.Root)
@@ -156,7 +162,7 @@ func queryTool(env *Env) *catalog.Tool {
 				}
 			}
 			resp := &catalog.Response{Result: res,
-				Observation: observation("query", querySummary{Window: res.Window, NodeCount: res.NodeCount, Truncated: res.Truncated})}
+				Observation: observation("query", querySummary{Window: wi, NodeCount: res.NodeCount, Truncated: res.Truncated})}
 			if tree.Truncated {
 				resp.Warnings = append(resp.Warnings, truncationWarning(tree, limits))
 			}
