@@ -22,7 +22,7 @@ type queryOut struct {
 	} `json:"diff"`
 }
 
-var outlineRef = regexp.MustCompile(`^\s*\[([^\]]+)\] `)
+var outlineRef = regexp.MustCompile(`^\s*(\S+:\S+) `)
 
 // TestOutlineDiffAndSubtree: the outline shows the same nodes as the JSON tree (refs, names,
 // values), less only the wrappers the rules collapse; since:"last" sends only what changed; a
@@ -56,7 +56,7 @@ func TestOutlineDiffAndSubtree(t *testing.T) {
 		if !refs[n.Ref] && !omitted && !inHidden {
 			t.Errorf("%s %s %q is in the JSON tree but not in the outline", n.Ref, n.Role, n.Name)
 		}
-		if refs[n.Ref] && n.Name != "" && !strings.Contains(ol.Outline, "] "+n.Role+" \""+n.Name+"\"") {
+		if refs[n.Ref] && n.Name != "" && !strings.Contains(ol.Outline, n.Ref+" "+n.Role+" \""+n.Name+"\"") {
 			t.Errorf("the outline does not show %s %q", n.Role, n.Name)
 		}
 		if n.Value != nil && *n.Value != "" && *n.Value != n.Name && !inHidden && !strings.Contains(ol.Outline, "= \""+*n.Value+"\"") {
