@@ -24,7 +24,9 @@ import (
 //     the children's bounds say where things are. The JSON format keeps them.
 //   - Separators are left out.
 //   - A hidden subtree (a closed menu, a combo box's list) is one line: the hidden node, then
-//     the names of what it holds, since nothing in it can be acted on until it shows.
+//     the names of what it holds, since nothing in it can be acted on until it shows. Hidden
+//     children without children of their own (the items of a closed LibreOffice menu) are named
+//     on their parent's line (` hidden: "Open..." "Save"`) instead of a line each.
 //   - Runs of more than maxRun siblings of one role are cut after maxRun with a line saying how
 //     many more there are and how to list them.
 //
@@ -35,8 +37,8 @@ const (
 	maxRun = 20
 	// maxOutlineValue bounds a value in the outline; the JSON format carries it whole.
 	maxOutlineValue = 200
-	// maxHiddenNames is how many names a hidden subtree's line lists.
-	maxHiddenNames = 20
+	// maxHiddenNames is how many names a line lists of what is hidden in or under it.
+	maxHiddenNames = 40
 )
 
 // outline renders the tree under root.
@@ -50,24 +52,53 @@ func outline(root *platform.Node) string {
 func writeOutline(b *strings.Builder, n *platform.Node, depth int, parentShowing, root bool) {
 	if !root && omitted(n) {
 		// Its children stand in its place.
-		writeChildren(b, n, depth, parentShowing)
+		writeChildren(b, n, depth, parentShowing, false)
 		return
 	}
+	f, descend := shownFields(n, parentShowing)
 	b.WriteString(strings.Repeat("  ", depth))
-	b.WriteString(outlineLine(n, parentShowing))
-	if hiddenTop(n, parentShowing) {
-		b.WriteString(hiddenNames(n))
-		b.WriteByte('\n')
-		return
-	}
+	b.WriteString(f.line())
 	b.WriteByte('\n')
-	writeChildren(b, n, depth+1, n.States["showing"])
+	if descend {
+		writeChildren(b, n, depth+1, n.States["showing"], true)
+	}
 }
 
-// writeChildren writes n's children at depth, summarising long runs of one role.
-func writeChildren(b *strings.Builder, n *platform.Node, depth int, showing bool) {
+// shownFields is n's line as the outline shows it, and whether its children get lines: the top
+// of a hidden subtree names what it holds instead, and a node on screen names its hidden
+// children without children of their own (a closed menu's items) instead of a line for each.
+func shownFields(n *platform.Node, parentShowing bool) (lineFields, bool) {
+	f := fieldsOf(n, parentShowing)
+	if hiddenTop(n, parentShowing) {
+		f.hidden = hiddenNames(n)
+		return f, false
+	}
+	if n.States["showing"] {
+		var names []string
+		for _, k := range n.Children {
+			if hiddenLeaf(k) {
+				names = append(names, k.Name)
+			}
+		}
+		f.hidden = nameList(" hidden:", names, len(names))
+	}
+	return f, true
+}
+
+// hiddenLeaf reports a hidden node without children that its parent's line names (when the
+// parent is on screen and has a line).
+func hiddenLeaf(k *platform.Node) bool {
+	return !k.States["showing"] && len(k.Children) == 0 && !omitted(k)
+}
+
+// writeChildren writes n's children at depth, summarising long runs of one role; namedHidden:
+// n's line named its hidden leaves.
+func writeChildren(b *strings.Builder, n *platform.Node, depth int, showing, namedHidden bool) {
 	run, runRole := 0, ""
 	for i, k := range n.Children {
+		if namedHidden && showing && hiddenLeaf(k) {
+			continue
+		}
 		if k.Role == runRole {
 			run++
 		} else {
@@ -84,7 +115,7 @@ func writeChildren(b *strings.Builder, n *platform.Node, depth int, showing bool
 				strings.Repeat("  ", depth), more, runRole, n.Ref)
 			// Siblings of other roles after the run still show.
 			for _, r := range n.Children[i:] {
-				if r.Role != runRole {
+				if r.Role != runRole && !(namedHidden && showing && hiddenLeaf(r)) {
 					writeOutline(b, r, depth, showing, false)
 				}
 			}
@@ -111,29 +142,57 @@ func hiddenTop(n *platform.Node, parentShowing bool) bool {
 // hiddenNames lists the names inside a hidden subtree, depth first: ": "a" "b" …".
 func hiddenNames(n *platform.Node) string {
 	var names []string
-	more := 0
+	total := 0
 	var visit func(*platform.Node)
 	visit = func(k *platform.Node) {
 		for _, c := range k.Children {
 			if c.Name != "" {
+				total++
 				if len(names) < maxHiddenNames {
-					names = append(names, strconv.Quote(c.Name))
-				} else {
-					more++
+					names = append(names, c.Name)
 				}
 			}
 			visit(c)
 		}
 	}
 	visit(n)
-	if len(names) == 0 {
-		return ""
+	return nameList(":", names, total)
+}
+
+// nameList writes names after label, quoted, with how many more there are beyond them; "" for
+// none. Unnamed ones are counted as "N unnamed".
+func nameList(label string, names []string, total int) string {
+	var b strings.Builder
+	unnamed := 0
+	shown := 0
+	for _, nm := range names {
+		if nm == "" {
+			unnamed++
+			continue
+		}
+		if shown == maxHiddenNames {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString(label)
+		}
+		b.WriteByte(' ')
+		b.WriteString(strconv.Quote(nm))
+		shown++
 	}
-	s := ": " + strings.Join(names, " ")
-	if more > 0 {
-		s += fmt.Sprintf(" …%d more", more)
+	if more := total - shown - unnamed; more > 0 {
+		if b.Len() == 0 {
+			b.WriteString(label)
+		}
+		fmt.Fprintf(&b, " …%d more", more)
 	}
-	return s
+	if unnamed > 0 {
+		if b.Len() == 0 {
+			b.WriteString(label)
+		}
+		fmt.Fprintf(&b, " %d unnamed", unnamed)
+	}
+	return b.String()
 }
 
 // outlineLine is one node's line, without indentation; parentShowing: the node's parent is on

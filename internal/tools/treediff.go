@@ -26,30 +26,30 @@ const diffFull = 0.5
 
 // treeLines maps the ref of every node an outline shows to its line, runs of siblings an
 // outline summarises included: a wrapper the outline leaves out has no line (its children are
-// compared), and a hidden subtree is its top's line, which names what it holds.
+// compared), and what is hidden is in the line that names it.
 func treeLines(root *platform.Node) map[string]lineFields {
 	out := make(map[string]lineFields)
-	var visit func(n *platform.Node, parentShowing, top bool)
-	visit = func(n *platform.Node, parentShowing, top bool) {
+	var visit func(n *platform.Node, parentShowing, top, namedHidden bool)
+	visit = func(n *platform.Node, parentShowing, top, namedHidden bool) {
 		if !top && omitted(n) {
 			for _, k := range n.Children {
-				visit(k, parentShowing, false)
+				visit(k, parentShowing, false, false)
 			}
 			return
 		}
-		f := fieldsOf(n, parentShowing)
-		if hiddenTop(n, parentShowing) {
-			f.hidden = hiddenNames(n)
-			out[n.Ref] = f
-			return
+		if namedHidden && parentShowing && hiddenLeaf(n) {
+			return // its parent's line names it
 		}
+		f, descend := shownFields(n, parentShowing)
 		out[n.Ref] = f
-		for _, k := range n.Children {
-			visit(k, n.States["showing"], false)
+		if descend {
+			for _, k := range n.Children {
+				visit(k, n.States["showing"], false, true)
+			}
 		}
 	}
 	if root != nil {
-		visit(root, true, true)
+		visit(root, true, true, false)
 	}
 	return out
 }
