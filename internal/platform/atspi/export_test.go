@@ -58,3 +58,9 @@ func LogMirrorEvents(c *Client, bus string, f func(name, path string, body []any
 	defer c.hub.mu.Unlock()
 	c.mirror.subs[bus].log = func(s *dbus.Signal) { f(s.Name, string(s.Path), s.Body) }
 }
+
+// Calls reports the D-Bus calls c made.
+func Calls(c *Client) int64 { return c.calls.Load() }
+
+// SetMaxInFlight sets the calls one operation keeps outstanding; call it before any walk runs.
+func SetMaxInFlight(n int) { maxInFlight = n }

@@ -392,6 +392,12 @@ func (w *walker) countUnknown(ctx context.Context, level []*node) error {
 // index, because listing all of them can instantiate thousands of cells.
 const maxListChildren = 256
 
+// maxWholeList is the most children of a container that manages its descendants fetched with
+// one GetChildren when the walk takes all of them: the application makes every child's object
+// for the walk anyway, and one call instead of one per child takes a seventh of the calls off
+// a long list (BenchmarkColdList). Beyond it the reply would be large and the one call long.
+const maxWholeList = 5000
+
 // hugeContainer is a child count no list a person scrolls through has: a spreadsheet's.
 const hugeContainer = 100_000
 
@@ -434,7 +440,7 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 		switch {
 		case n.info.childrenComplete:
 			n.kidRefs = n.info.children[:take]
-		case n.info.managesDescendants() && (take < cnt || cnt > maxListChildren):
+		case n.info.managesDescendants() && (take < cnt || cnt > maxWholeList):
 			n.kidRefs = make([]objRef, take)
 			for i := range take {
 				jobs = append(jobs, func(ctx context.Context) error {
