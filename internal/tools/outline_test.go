@@ -108,6 +108,29 @@ func TestOutlineDiffAndSubtree(t *testing.T) {
 		t.Errorf("find's ancestor path %q does not start at the frame", found.Path)
 	}
 
+	// find and wait-for in the outline format: the element as a line; candidates as lines.
+	var foundLine struct {
+		Element *node  `json:"element"`
+		Outline string `json:"outline"`
+	}
+	h.ok("find", map[string]any{"handle": handle, "element": map[string]any{"name": "Check"}, "format": "outline"}, &foundLine)
+	if foundLine.Element != nil || !outlineRef.MatchString(foundLine.Outline) || !strings.Contains(foundLine.Outline, `check box "Check"`) {
+		t.Errorf("find as outline: %+v", foundLine)
+	}
+	env := h.call("find", map[string]any{"handle": handle, "element": map[string]any{"role": "push button"}, "format": "outline"})
+	if env.OK() || !strings.Contains(env.Err().Detail, "\n[0] ") || !strings.Contains(env.Err().Detail, `push button "Open"`) {
+		t.Errorf("ambiguous find as outline: %+v", env.Err())
+	}
+	h.ok("wait-for", map[string]any{"handle": handle, "element": map[string]any{"name": "Check"}, "format": "outline", "timeout": 2000}, &foundLine)
+	if foundLine.Element != nil || !strings.Contains(foundLine.Outline, `check box "Check"`) {
+		t.Errorf("wait-for as outline: %+v", foundLine)
+	}
+	env = h.call("wait-for", map[string]any{"handle": handle, "element": map[string]any{"name": "Check"}, "condition": "focused",
+		"format": "outline", "timeout": 300})
+	if env.OK() || !strings.Contains(env.Err().Detail, `last seen: `) || !strings.Contains(env.Err().Detail, `check box "Check"`) {
+		t.Errorf("wait-for timeout as outline: %+v", env.Err())
+	}
+
 	var box *node
 	js.Tree.walk(func(n *node) {
 		if box == nil && n.Role == "filler" && len(n.Children) > 3 {

@@ -23,6 +23,9 @@ type ElementSelector struct {
 	Ref          string `json:"ref,omitempty" jsonschema:"A ref from query or find: targets that live object directly, without searching."`
 	Index        *int   `json:"index,omitempty" jsonschema:"0-based pick among several matches, in tree order (breadth-first); for screenText in reading order."`
 	ScreenText   string `json:"screenText,omitempty" jsonschema:"A word or phrase read by OCR (whole words on one line, case-insensitive) in the target window, else the whole screen. For apps with no accessibility tree or a frozen one; slower (about 1 s) and less exact than tree fields. Gives an ocr: ref to click, not invoke. Combines with index only."`
+
+	// outline: list candidates as outline lines (find's and wait-for's format "outline").
+	outline bool
 }
 
 // selectorBys are the values by accepts.
@@ -199,6 +202,11 @@ func (s *ElementSelector) pick(matches []*platform.Node) (*platform.Node, error)
 		if i == maxCandidates {
 			fmt.Fprintf(&b, " …and %d more", len(matches)-maxCandidates)
 			break
+		}
+		if s.outline {
+			// One outline line per candidate (issue 16): its name, value and states tell them apart.
+			fmt.Fprintf(&b, "\n[%d] %s", i, outlineLine(n, true))
+			continue
 		}
 		fmt.Fprintf(&b, " [%d ref=%s role=%q", i, n.Ref, n.Role)
 		if n.Bounds != nil {
