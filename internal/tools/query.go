@@ -26,7 +26,7 @@ const (
 type queryArgs struct {
 	WindowTarget
 	Ref         string `json:"ref,omitempty" jsonschema:"Root the tree at this element (a ref from query or find) instead of the window's frame; needs no window."`
-	Format      string `json:"format,omitempty" jsonschema:"json (default): node objects; outline: one line per node, [ref] role \"name\" = \"value\" (x,y wxh) {states}, a fraction of the tokens."`
+	Format      string `json:"format,omitempty" jsonschema:"json (default): node objects; outline: one line per node, ref role \"name\" = \"value\" (x,y wxh) {states}, a quarter of the tokens."`
 	Since       string `json:"since,omitempty" jsonschema:"last: only what changed since this session's previous query of the same window (or ref): added, removed, changed."`
 	MaxDepth    *int   `json:"maxDepth,omitempty" jsonschema:"Levels below the window's frame to return, unnamed layout containers not counted (default 6)."`
 	MaxNodes    *int   `json:"maxNodes,omitempty" jsonschema:"Nodes to return at most (default 1000)."`
@@ -112,12 +112,10 @@ func queryTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[queryArgs]{
 		Name:  "query",
 		Title: "Read the accessibility tree",
-		Description: "Return the accessibility tree of the target window's application frame: every node with ref, " +
-			"controlType, role, name, absolute bounds, state flags and children. Bounded by maxDepth (6; unnamed layout " +
-			"containers not counted), maxNodes (1000), maxChildren (200) and timeBudget (2000 ms); a clipped tree says " +
-			"truncated, cut nodes say childCount, and tree-truncated names the limit. format outline: one line per node " +
-			"(a third of the tokens); since last: only what changed since your previous query of it; ref: the subtree " +
-			"under one element. Prefer it to capture.",
+		Description: "The accessibility tree of the target window's frame: nodes with ref, controlType, role, name, " +
+			"bounds, states, children. Bounded by maxDepth (6), maxNodes (1000), maxChildren (200), timeBudget (2000 ms); " +
+			"a clipped tree says truncated and names the limit. format outline: one line per node, a quarter of the " +
+			"tokens; since last: only what changed since your last query of it; ref: one element's subtree.",
 		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Result:            queryResult{},
 		ResultTypeSchemas: elementSchemas,
