@@ -190,7 +190,21 @@ func (s *suite) benchTree() error {
 	}
 	r = targetRow(fmt.Sprintf("`query` gtk3-widget-factory unchanged, all fields (%d nodes), warm mirror, stdio MCP", pyCount),
 		warm.median(), 5*time.Millisecond)
-	r.Comments = fmt.Sprintf("the walk above: %s", ms(ours.median()))
+	r.Comments = fmt.Sprintf("the walk above: %s; the answer is %s of JSON", ms(ours.median()), kb(warmBytes(s, args)))
+	s.add(r)
+	// The same as an outline: a quarter of the bytes to encode, send and decode.
+	outlineArgs := maps.Clone(args)
+	outlineArgs["format"] = "outline"
+	warmOutline, err := measure(s.opt.Warm, s.opt.Reps, timed(func() error {
+		_, err := s.warmQuery(outlineArgs)
+		return err
+	}))
+	if err != nil {
+		return err
+	}
+	r = targetRow(fmt.Sprintf("`query` gtk3-widget-factory unchanged, outline (%d nodes), warm mirror, stdio MCP", pyCount),
+		warmOutline.median(), 5*time.Millisecond)
+	r.Comments = fmt.Sprintf("the answer is %s", kb(warmBytes(s, outlineArgs)))
 	s.add(r)
 	return s.benchColdList()
 }
@@ -262,3 +276,16 @@ func cpuOf(pid int) time.Duration {
 	k, _ := strconv.Atoi(f[12])
 	return time.Duration(u+k) * 10 * time.Millisecond
 }
+
+// warmBytes is the size of the envelope a query answers with (0 when it fails).
+func warmBytes(s *suite, args map[string]any) int {
+	ctx, cancel := s.callCtx()
+	defer cancel()
+	t, err := s.stdio.text(ctx, "query", args)
+	if err != nil {
+		return 0
+	}
+	return len(t)
+}
+
+func kb(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
