@@ -444,14 +444,14 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 			n.kidRefs = make([]objRef, take)
 			for i := range take {
 				jobs = append(jobs, func(ctx context.Context) error {
-					call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAccessible+".GetChildAtIndex", int32(i))
+					r, f, err := w.c.childAt(ctx, n.ref, int32(i))
 					if err != nil {
 						if f.fatal() {
 							return err
 						}
 						return nil // left null: counted as dead
 					}
-					_ = call.Store(&n.kidRefs[i])
+					n.kidRefs[i] = r
 					return nil
 				})
 			}
@@ -597,11 +597,11 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 			checked, metas = append(checked, n), append(metas, m)
 			info.ifaces = m.ifaces
 			jobs = append(jobs, func(ctx context.Context) error {
-				call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAccessible+".GetRole")
+				r, f, err := w.c.role(ctx, n.ref)
 				if err != nil {
 					return nodeFailure(n, deadUnlessFatal(f), err)
 				}
-				_ = call.Store(&info.role)
+				info.role = r
 				return nil
 			})
 		} else {
@@ -748,4 +748,88 @@ func (e *notRegistered) Error() string {
 
 func (e *notRegistered) Is(target error) bool {
 	return target == platform.ErrNoAccessibleTree || target == ErrNotRegistered
+}
+
+// role reads Accessible.GetRole, through the fast connection when it is up (a long list's rows
+// are described by calls, one GetRole each).
+func (c *Client) role(ctx context.Context, ref objRef) (uint32, failure, error) {
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetRole")
+		if err != nil {
+			return 0, f, err
+		}
+		// An undecodable reply reads as zero, as godbus's Store leaves it.
+		d, derr := rep.Decoder("u")
+		if derr != nil {
+			return 0, 0, nil
+		}
+		if r := d.Uint32(); d.Err() == nil {
+			return r, 0, nil
+		}
+		return 0, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetRole")
+	if err != nil {
+		return 0, f, err
+	}
+	var r uint32
+	_ = call.Store(&r)
+	return r, 0, nil
+}
+
+// interfaces reads Accessible.GetInterfaces, through the fast connection when it is up.
+func (c *Client) interfaces(ctx context.Context, ref objRef) ([]string, failure, error) {
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetInterfaces")
+		if err != nil {
+			return nil, f, err
+		}
+		d, derr := rep.Decoder("as")
+		if derr != nil {
+			return nil, 0, nil
+		}
+		var names []string
+		for end := d.Array(4); d.More(end); {
+			names = append(names, d.String())
+		}
+		if d.Err() != nil {
+			return nil, 0, nil
+		}
+		return names, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetInterfaces")
+	if err != nil {
+		return nil, f, err
+	}
+	var names []string
+	_ = call.Store(&names)
+	return names, 0, nil
+}
+
+// childAt reads Accessible.GetChildAtIndex, through the fast connection when it is up.
+func (c *Client) childAt(ctx context.Context, ref objRef, i int32) (objRef, failure, error) {
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetChildAtIndex", i)
+		if err != nil {
+			return objRef{}, f, err
+		}
+		d, derr := rep.Decoder("(so)")
+		if derr != nil {
+			return objRef{}, 0, nil // null: counted as dead
+		}
+		d.Struct()
+		bus := d.String()
+		path := d.String()
+		if d.Err() != nil {
+			return objRef{}, 0, nil
+		}
+		return objRef{Bus: bus, Path: dbus.ObjectPath(path)}, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetChildAtIndex", i)
+	if err != nil {
+		return objRef{}, f, err
+	}
+	var r objRef
+	_ = call.Store(&r)
+	return r, 0, nil
 }
