@@ -105,7 +105,14 @@ func (s *suite) benchTokens() error {
 	if err := s.benchToolTokens(ctx); err != nil {
 		return err
 	}
-	apps, err := s.tokenApps()
+	apps, started, err := s.tokenApps()
+	// The applications started here go when the group ends: a running LibreOffice or Chromium
+	// would slow the groups after it (and LibreOffice takes over later starts).
+	defer func() {
+		for _, p := range started {
+			p.stop()
+		}
+	}()
 	if err != nil {
 		return err
 	}
@@ -117,10 +124,11 @@ func (s *suite) benchTokens() error {
 	return nil
 }
 
-// tokenApps starts the applications of the token table (gtk3-widget-factory runs already).
-func (s *suite) tokenApps() ([]tokenApp, error) {
+// tokenApps starts the applications of the token table (gtk3-widget-factory runs already) and
+// returns them with the processes it started.
+func (s *suite) tokenApps() (apps []tokenApp, started []*proc, err error) {
 	factory := map[string]any{"process": "gtk3-widget-factory"}
-	apps := []tokenApp{{name: "gtk3-widget-factory", target: factory,
+	apps = []tokenApp{{name: "gtk3-widget-factory", target: factory,
 		find: map[string]any{"name": "Andrea", "role": "table cell"},
 		change: func() error {
 			ctx, cancel := s.callCtx()
@@ -132,37 +140,37 @@ func (s *suite) tokenApps() ([]tokenApp, error) {
 		}}}
 	rows, err := startProc(command(s.env, debianPython, filepath.Join(s.tmp, "rows.py"), "1000"))
 	if err != nil {
-		return nil, err
+		return nil, started, err
 	}
-	s.procs = append(s.procs, rows)
+	s.procs, started = append(s.procs, rows), append(started, rows)
 	list := map[string]any{"window": "mcec rows 1000"}
 	apps = append(apps, tokenApp{name: "a GTK list of 1,000 rows", target: list, find: map[string]any{"name": "row 500"}})
 
 	profile, err := os.MkdirTemp(s.tmp, "lo-")
 	if err != nil {
-		return nil, err
+		return nil, started, err
 	}
 	writer, err := startProc(command(s.env, "libreoffice", "--writer", "--norestore", "--nologo",
 		"-env:UserInstallation=file://"+profile))
 	if err != nil {
-		return nil, err
+		return nil, started, err
 	}
-	s.procs = append(s.procs, writer)
+	s.procs, started = append(s.procs, writer), append(started, writer)
 	apps = append(apps, tokenApp{name: "LibreOffice Writer, empty document", target: map[string]any{"className": "libreoffice-writer"},
 		find: map[string]any{"role": "push button", "nameContains": "bold"}})
 
 	form, err := filepath.Abs(filepath.Join(filepath.Dir(s.opt.AppPy), "webform.html"))
 	if err != nil {
-		return nil, err
+		return nil, started, err
 	}
 	chromium, err := startProc(command(append(s.env, "ACCESSIBILITY_ENABLED=1"), "chromium", "--force-renderer-accessibility",
 		"--no-sandbox", "--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--user-data-dir="+filepath.Join(s.tmp, "chromium"),
 		"file://"+form))
 	if err != nil {
-		return nil, err
+		return nil, started, err
 	}
-	s.procs = append(s.procs, chromium)
+	s.procs, started = append(s.procs, chromium), append(started, chromium)
 	apps = append(apps, tokenApp{name: "Chromium, a small web form", target: map[string]any{"window": "form name="},
 		find: map[string]any{"role": "push button", "index": 0}})
 	for _, a := range apps[1:] {
@@ -174,10 +182,10 @@ func (s *suite) tokenApps() ([]tokenApp, error) {
 			}
 		}
 		if err != nil {
-			return nil, err
+			return nil, started, err
 		}
 	}
-	return apps, nil
+	return apps, started, nil
 }
 
 // tokenRows adds the rows of one application: query as JSON and as outline, the diff after one
