@@ -36,7 +36,7 @@ func MirrorEveryToolkit(c *Client) { c.mirrorAll = true }
 func DropMirror(c *Client) {
 	c.mirror.mu.Lock()
 	defer c.mirror.mu.Unlock()
-	c.mirror.entries, c.mirror.order = nil, nil
+	c.mirror.entries, c.mirror.order, c.mirror.nodes = nil, nil, 0
 }
 
 // MirrorGens reports each mirrored application's event count.

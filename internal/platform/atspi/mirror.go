@@ -49,8 +49,12 @@ var mirrorEvents = []string{
 	"window:maximize", "window:restore", "document:load-complete", "document:reload", "document:content-changed",
 }
 
-// maxMirrored bounds the trees kept (each one walk's result); the oldest goes first.
-const maxMirrored = 32
+// maxMirrored and maxMirroredNodes bound the trees kept (each one walk's result) and their
+// nodes in all (a 20,000-node tree is ≈ 10 MB); the oldest goes first.
+const (
+	maxMirrored      = 32
+	maxMirroredNodes = 60_000
+)
 
 // mirror is the client's set of mirrored trees.
 type mirror struct {
@@ -61,6 +65,7 @@ type mirror struct {
 	subs    map[string]*mirrorSub // application bus name → its event subscription
 	entries map[mirrorKey]*mirrored
 	order   []mirrorKey // insertion order, for eviction
+	nodes   int         // nodes of the trees kept
 
 	hits, misses atomic.Int64
 }
@@ -209,12 +214,16 @@ func (c *Client) keep(key mirrorKey, st mirrorStamp, t platform.Tree) {
 	if c.mirror.entries == nil {
 		c.mirror.entries = make(map[mirrorKey]*mirrored)
 	}
-	if _, ok := c.mirror.entries[key]; !ok {
+	if old, ok := c.mirror.entries[key]; ok {
+		c.mirror.nodes -= old.tree.NodeCount
+	} else {
 		c.mirror.order = append(c.mirror.order, key)
 	}
 	c.mirror.entries[key] = &mirrored{gens: maps.Clone(st.gens), appsGen: st.appsGen, tree: t}
+	c.mirror.nodes += t.NodeCount
 	// Trees of a window at other geometries or titles are of no more use, nor are the oldest.
-	for len(c.mirror.order) > maxMirrored {
+	for len(c.mirror.order) > 1 && (len(c.mirror.order) > maxMirrored || c.mirror.nodes > maxMirroredNodes) {
+		c.mirror.nodes -= c.mirror.entries[c.mirror.order[0]].tree.NodeCount
 		delete(c.mirror.entries, c.mirror.order[0])
 		c.mirror.order = c.mirror.order[1:]
 	}
@@ -307,37 +316,35 @@ func (c *Client) forgetMirrored(live map[string]bool) {
 			gone = append(gone, bus)
 		}
 	}
-	if len(gone) == 0 {
-		return
+	if len(gone) > 0 {
+		c.hub.mu.Lock()
+		for _, bus := range gone {
+			delete(c.mirror.subs, bus)
+			delete(c.hub.mirrored, bus)
+		}
+		c.hub.mu.Unlock()
+		go func() {
+			// The bus forgets rules of senders that left only when we remove them.
+			for _, bus := range gone {
+				c.removeRule(context.Background(), fmt.Sprintf("type='signal',sender='%s'", bus))
+			}
+		}()
 	}
-	c.hub.mu.Lock()
-	for _, bus := range gone {
-		delete(c.mirror.subs, bus)
-		delete(c.hub.mirrored, bus)
-	}
-	c.hub.mu.Unlock()
 	order := c.mirror.order[:0]
 	for _, k := range c.mirror.order {
 		e := c.mirror.entries[k]
 		stale := false
-		for _, bus := range gone {
-			if _, ok := e.gens[bus]; ok {
-				stale = true
-			}
+		for bus := range e.gens {
+			stale = stale || !live[bus]
 		}
 		if stale {
+			c.mirror.nodes -= e.tree.NodeCount
 			delete(c.mirror.entries, k)
 			continue
 		}
 		order = append(order, k)
 	}
 	c.mirror.order = order
-	go func() {
-		// The bus forgets rules of senders that left only when we remove them.
-		for _, bus := range gone {
-			c.removeRule(context.Background(), fmt.Sprintf("type='signal',sender='%s'", bus))
-		}
-	}()
 }
 
 // isEvent reports a signal that is an AT-SPI event.
