@@ -19,11 +19,11 @@ func TestMirrorCountsEvents(t *testing.T) {
 		s    *dbus.Signal
 		want uint64
 	}{
-		{bounds("/a", 1), 1},   // the first of an object counts
-		{bounds("/a", 1), 1},   // the same rectangle again does not
-		{bounds("/b", 1), 2},   // another object's first does
-		{bounds("/a", 5), 3},   // a moved one does
-		{bounds("/a", 1), 4},   // and moving back does
+		{bounds("/a", 1), 1}, // the first of an object counts
+		{bounds("/a", 1), 1}, // the same rectangle again does not
+		{bounds("/b", 1), 2}, // another object's first does
+		{bounds("/a", 5), 3}, // a moved one does
+		{bounds("/a", 1), 4}, // and moving back does
 		{&dbus.Signal{Name: evObject + ".StateChanged", Path: "/a", Body: []any{"showing", int32(1), int32(0), dbus.MakeVariant(int32(0))}}, 5},
 		{&dbus.Signal{Name: evObject + ".BoundsChanged", Path: "/c"}, 6}, // no rectangle: counts
 	}
