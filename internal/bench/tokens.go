@@ -174,14 +174,7 @@ func (s *suite) tokenApps() (apps []tokenApp, started []*proc, err error) {
 	apps = append(apps, tokenApp{name: "Chromium, a small web form", target: map[string]any{"window": "form name="},
 		find: map[string]any{"role": "push button", "index": 0}})
 	for _, a := range apps[1:] {
-		// LibreOffice and Chromium take long to map their first window on a loaded machine.
-		var err error
-		for range 8 {
-			if _, err = s.waitWindow(a.target); err == nil {
-				break
-			}
-		}
-		if err != nil {
+		if err := s.waitSlowWindow(a.target); err != nil {
 			return nil, started, err
 		}
 	}
@@ -281,4 +274,16 @@ func (s *suite) benchToolTokens(ctx context.Context) error {
 	s.add(row{What: "`initialize` instructions (the agent guide)", Mcec: tokBytes(n[1], len(instr)), Against: "—", Ref: "—",
 		Comments: "paid once per session"})
 	return nil
+}
+
+// waitSlowWindow waits up to two minutes for a window: LibreOffice and Chromium take long to map
+// their first window on a loaded machine.
+func (s *suite) waitSlowWindow(target map[string]any) error {
+	var err error
+	for range 8 {
+		if _, err = s.waitWindow(target); err == nil {
+			return nil
+		}
+	}
+	return err
 }
