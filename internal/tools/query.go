@@ -137,18 +137,19 @@ func queryTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			call.Session.SetTarget(windowInfo(w))
 			wi := windowInfo(w)
+			call.Session.SetTarget(wi)
 			res := queryResult{Window: &wi, NodeCount: tree.NodeCount, Truncated: tree.Truncated,
 				Format: cmp.Or(in.Format, "json"), Sent: "tree"}
 			key := "query:" + cmp.Or(in.Ref, fmt.Sprint(w.Handle))
-			lines := treeLines(tree.Root)
 			if in.Since == "last" {
-				if prev, ok := call.Session.Memo(key).(map[string]lineFields); ok {
-					res.Diff, res.Sent = diffTrees(prev, lines, tree.Root, res.Format)
+				// The previous tree is kept whole and compared only when a diff is asked for: most
+				// queries never are.
+				if prev, ok := call.Session.Memo(key).(*platform.Node); ok {
+					res.Diff, res.Sent = diffTrees(treeLines(prev), treeLines(tree.Root), tree.Root, res.Format)
 				}
 			}
-			call.Session.SetMemo(key, lines)
+			call.Session.SetMemo(key, tree.Root)
 			if res.Sent != "tree" {
 				res.Window = nil
 			}
