@@ -72,8 +72,9 @@ microbench:
 	$(GO) test -run '^$$' -bench 'TreeWidgetFactory$$' -benchtime 3x ./internal/platform/atspi
 
 # mcec side by side with pyatspi, ImageMagick, xwd, xdotool and polling loops, on a private
-# desktop; prints the table and writes docs/performance.md (docs/performance.md says how).
-bench: build
+# desktop; prints the table and writes docs/performance.md (docs/performance.md says how). The
+# token rows count with js-tiktoken from test/clients (clients-deps).
+bench: build clients-deps
 	@scripts/install-deps.sh $(BENCH_PACKAGES)
 	$(GO) run ./cmd/mcec-bench -mcec $(BIN)
 
