@@ -82,9 +82,10 @@ microbench:
 
 # mcec side by side with pyatspi, ImageMagick, xwd, xdotool and polling loops, on a private
 # desktop, then the density group (1-16 isolated instances at once; docs/scale.md); prints the
-# table and writes docs/performance.md (docs/performance.md says how). One group alone:
-# go run ./cmd/mcec-bench -only density (the report is then not written).
-bench: build
+# table and writes docs/performance.md (docs/performance.md says how). The token rows count with
+# js-tiktoken (clients-deps). One group alone: go run ./cmd/mcec-bench -only density (the report
+# is then not written).
+bench: build clients-deps
 	@scripts/install-deps.sh $(BENCH_PACKAGES)
 	$(GO) run ./cmd/mcec-bench -mcec $(BIN)
 

@@ -44,7 +44,7 @@ func waitProbe(t *testing.T, base, path string, want int, d time.Duration) {
 // /readyz turns 200 only once the --launch app has a window, needs no token although the
 // server has one, and turns 503 when the desktop breaks (its window manager is killed).
 func TestReadyzFollowsTheDesktop(t *testing.T) {
-	cmd, base := startServe(t, "--headless", "--token", "probe-secret", "--launch", "xmessage -name mcecprobe ready")
+	cmd, base, _ := startServe(t, "--headless", "--token", "probe-secret", "--launch", "xmessage -name mcecprobe ready")
 	if code, body := probe(t, base, "/healthz"); code != 200 || body != "ok\n" {
 		t.Fatalf("healthz: %d %q", code, body)
 	}
@@ -79,7 +79,7 @@ func TestReadyzFollowsTheDesktop(t *testing.T) {
 // A --launch program that never maps a window keeps /readyz at 503 while the desktop itself
 // works (a façade call answers).
 func TestReadyzWaitsForLaunchedApps(t *testing.T) {
-	_, base := startServe(t, "--headless", "--launch", "sleep 600")
+	_, base, _ := startServe(t, "--headless", "--launch", "sleep 600")
 	resp, err := http.Post(base+"/v1/tools/windows", "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatal(err)

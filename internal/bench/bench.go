@@ -54,6 +54,7 @@ type suite struct {
 	procs     []*proc
 	serve     *proc
 	stdio     *mcpCaller
+	walk      *mcpCaller // mcec mcp with the tree mirror off: every query walks the application
 	httpMCP   *mcpCaller
 	facade    *facadeCaller
 	rows      []row
@@ -84,6 +85,7 @@ func Run(ctx context.Context, opt Options) (err error) {
 		f    func() error
 	}{
 		{"tree", s.benchTree},
+		{"tokens", s.benchTokens},
 		{"huge", s.benchHuge},
 		{"capture", s.benchCapture},
 		{"act", s.benchAct},
@@ -181,6 +183,11 @@ func (s *suite) setup() error {
 	if s.stdio, err = connectMCP(cctx, &mcp.CommandTransport{Command: stdio}); err != nil {
 		return fmt.Errorf("MCP stdio: %w", err)
 	}
+	walk := command(append(s.env, "MCEC_TREE_MIRROR=off"), s.opt.Mcec, "mcp", "--allow-all", "--log-level", "error")
+	walk.Stderr = os.Stderr
+	if s.walk, err = connectMCP(cctx, &mcp.CommandTransport{Command: walk}); err != nil {
+		return fmt.Errorf("MCP stdio without the mirror: %w", err)
+	}
 	if _, err = s.waitWindow(map[string]any{"process": "gtk3-widget-factory"}); err != nil {
 		return err
 	}
@@ -238,6 +245,9 @@ func (s *suite) waitWindow(filter map[string]any) (windowInfo, error) {
 func (s *suite) close() {
 	if s.stdio != nil {
 		_ = s.stdio.cs.Close()
+	}
+	if s.walk != nil {
+		_ = s.walk.cs.Close()
 	}
 	if s.httpMCP != nil {
 		_ = s.httpMCP.cs.Close()

@@ -35,7 +35,20 @@ findings section comes from internal/bench/findings.md.
 - Tree: ` + "`query`" + ` with maxDepth 64 and maxNodes 20000 (the whole frame, every field, bounds included)
   against one warm python3-pyatspi process walking the same frame (role, name, state set,
   extents of every node; children by index). The node counts are asserted equal before timing.
-  Both sides are timed from the Go side around one request/answer over a pipe.
+  Both sides are timed from the Go side around one request/answer over a pipe. Walks are
+  measured on a third server, ` + "`mcec mcp`" + ` with ` + "`MCEC_TREE_MIRROR=off`" + `, so that every query reads the
+  application; the warm rows ask the first one, whose tree mirror answers an unchanged window
+  without walking it (docs/observation.md). The cold list is a generated GTK list of 1,500 rows
+  (internal/bench/py/rows.py) queried whole on the server without the mirror; the application's
+  CPU per query comes from /proc.
+- Tokens: o200k_base tokens (js-tiktoken from test/clients, counted by
+  internal/tasks/testdata/count_tokens.mjs, the task suite's counter) and bytes of the text an MCP
+  client receives (the envelope JSON) for ` + "`query`" + ` with its defaults as JSON and as outline, ` + "`query since:\"last\"`" + `
+  after one spin button's value is set through the accessibility API, and ` + "`find`" + ` of one element;
+  on gtk3-widget-factory, a generated GTK list of 1,000 rows, LibreOffice Writer's empty document
+  window and Chromium showing internal/tools/testdata/webform.html; and the ` + "`tools/list`" + ` answer and
+  the ` + "`initialize`" + ` instructions once per session. The ratio of a token row is the JSON's (or the
+  outline's) tokens divided by the row's.
 - Capture: ` + "`capture`" + ` returning the PNG inline (base64 and an image block; also saved as an
   artifact) against ` + "`import`" + ` and ` + "`xwd | convert`" + ` run as whole processes writing PNG to a pipe.
   Both sides are timed to the same end state, the PNG bytes in the caller's hands: for mcec until

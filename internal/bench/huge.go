@@ -34,7 +34,7 @@ func (s *suite) benchCalc() error {
 	}
 	s.procs = append(s.procs, calc)
 	target := map[string]any{"className": "libreoffice-calc"}
-	if _, err := s.waitWindow(target); err != nil {
+	if err := s.waitSlowWindow(target); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 60*time.Second)

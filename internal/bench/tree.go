@@ -22,8 +22,18 @@ type queryResult struct {
 	} `json:"tree"`
 }
 
-// query runs one query over stdio MCP.
+// query runs one query over stdio MCP on the server without the tree mirror, so that it
+// measures a walk of the application.
 func (s *suite) query(args map[string]any) (queryResult, error) {
+	var res queryResult
+	ctx, cancel := s.callCtx()
+	defer cancel()
+	err := callOK(ctx, s.walk, "query", args, &res)
+	return res, err
+}
+
+// warmQuery runs one query over stdio MCP on the server with the tree mirror.
+func (s *suite) warmQuery(args map[string]any) (queryResult, error) {
 	var res queryResult
 	ctx, cancel := s.callCtx()
 	defer cancel()
@@ -167,6 +177,80 @@ func (s *suite) benchTree() error {
 		fmt.Sprintf("aim < 30 ms: %s", yesNo(ours.median() < 30*time.Millisecond)))
 	s.add(r)
 	w.p.stop()
+	// The same query again and again of the unchanged window, answered from the mirror.
+	warm, err := measure(s.opt.Warm, s.opt.Reps, timed(func() error {
+		r, err := s.warmQuery(args)
+		if err == nil && r.NodeCount != pyCount {
+			err = fmt.Errorf("warm query returned %d nodes, pyatspi %d", r.NodeCount, pyCount)
+		}
+		return err
+	}))
+	if err != nil {
+		return err
+	}
+	r = targetRow(fmt.Sprintf("`query` gtk3-widget-factory unchanged, all fields (%d nodes), warm mirror, stdio MCP", pyCount),
+		warm.median(), 5*time.Millisecond)
+	r.Comments = fmt.Sprintf("the walk above: %s; the answer is %s of JSON", ms(ours.median()), kb(warmBytes(s, args)))
+	s.add(r)
+	// The same as an outline: a quarter of the bytes to encode, send and decode.
+	outlineArgs := maps.Clone(args)
+	outlineArgs["format"] = "outline"
+	warmOutline, err := measure(s.opt.Warm, s.opt.Reps, timed(func() error {
+		_, err := s.warmQuery(outlineArgs)
+		return err
+	}))
+	if err != nil {
+		return err
+	}
+	r = targetRow(fmt.Sprintf("`query` gtk3-widget-factory unchanged, outline (%d nodes), warm mirror, stdio MCP", pyCount),
+		warmOutline.median(), 5*time.Millisecond)
+	r.Comments = fmt.Sprintf("the answer is %s", kb(warmBytes(s, outlineArgs)))
+	s.add(r)
+	return s.benchColdList()
+}
+
+// coldListRows makes a generated list of about 1,500 nodes (issue 16's cold query target).
+const coldListRows = 1500
+
+// benchColdList measures a cold query (every node read from the application) of a generated
+// GTK list of 1,500 rows.
+func (s *suite) benchColdList() error {
+	p, err := startProc(command(s.env, debianPython, filepath.Join(s.tmp, "rows.py"), strconv.Itoa(coldListRows)))
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	target := map[string]any{"window": fmt.Sprintf("mcec rows %d", coldListRows)}
+	if _, err := s.waitWindow(target); err != nil {
+		return err
+	}
+	args := fullTree(target)
+	var res queryResult
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err = s.query(args)
+		if err == nil && res.NodeCount > coldListRows {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the list's tree never filled (%d nodes): %v", res.NodeCount, err)
+		}
+		time.Sleep(300 * time.Millisecond) // bounded poll for the application's tree
+	}
+	app := cpuOf(p.pid())
+	cold, err := measure(1, 10, timed(func() error {
+		_, err := s.query(args)
+		return err
+	}))
+	if err != nil {
+		return err
+	}
+	appMs := float64(cpuOf(p.pid())-app) / float64(time.Millisecond) / 11
+	r := targetRow(fmt.Sprintf("`query` a generated GTK list of %d rows, cold (%d nodes), stdio MCP", coldListRows, res.NodeCount),
+		cold.median(), 300*time.Millisecond)
+	r.Comments = fmt.Sprintf("%.0f µs per node; the application's CPU %.0f ms per query (its main loop answering)",
+		float64(cold.median().Microseconds())/float64(res.NodeCount), appMs)
+	s.add(r)
 	return nil
 }
 
@@ -176,3 +260,32 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
+
+// cpuOf reads a process's user+system CPU time from /proc (clock ticks of 10 ms).
+func cpuOf(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	st := string(b)
+	f := strings.Fields(st[strings.LastIndexByte(st, ')')+2:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.Atoi(f[11])
+	k, _ := strconv.Atoi(f[12])
+	return time.Duration(u+k) * 10 * time.Millisecond
+}
+
+// warmBytes is the size of the envelope a query answers with (0 when it fails).
+func warmBytes(s *suite, args map[string]any) int {
+	ctx, cancel := s.callCtx()
+	defer cancel()
+	t, err := s.stdio.text(ctx, "query", args)
+	if err != nil {
+		return 0
+	}
+	return len(t)
+}
+
+func kb(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }

@@ -169,7 +169,7 @@ func Define[In any](spec Spec[In]) *Tool {
 	}
 	applyNonEmpty(reflect.TypeFor[In](), schema)
 	schema.Properties["sessionId"] = &jsonschema.Schema{Type: "string",
-		Description: "Session to run in; omit for the shared default session."}
+		Description: "Session id; omit for the shared default session."}
 	if len(schema.PropertyOrder) > 0 {
 		schema.PropertyOrder = append(schema.PropertyOrder, "sessionId")
 	}

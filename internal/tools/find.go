@@ -13,11 +13,14 @@ type findArgs struct {
 	WindowTarget
 	Element *ElementSelector `json:"element,omitempty" jsonschema:"The element to find inside the target window (a ref needs no window)."`
 	Timeout int              `json:"timeout,omitempty" jsonschema:"Milliseconds to keep looking (default 0: one attempt). A miss is still ok, with found false."`
+	Format  string           `json:"format,omitempty" jsonschema:"json (default) or outline: the element, and the candidates when several match, as outline lines."`
 }
 
 type findResult struct {
 	Found   bool     `json:"found"`
 	Element *Element `json:"element,omitempty"`
+	// Outline is the element's outline line, instead of Element, with format "outline".
+	Outline string `json:"outline,omitempty"`
 	// Path names the element's ancestors from the window's frame down ("role \"name\"").
 	Path   []string    `json:"path,omitempty"`
 	Window *WindowInfo `json:"window,omitempty"`
@@ -45,6 +48,10 @@ func findTool(env *Env) *catalog.Tool {
 			if err := checkTimeout(in.Timeout); err != nil {
 				return nil, err
 			}
+			if err := checkFormat(in.Format); err != nil {
+				return nil, err
+			}
+			in.Element.outline = in.Format == "outline"
 			var (
 				last located
 				res  findResult
@@ -68,13 +75,21 @@ func findTool(env *Env) *catalog.Tool {
 					return nil, err
 				}
 			}
-			return findResponse(call, res, last), nil
+			return findResponse(call, res, last, in.Format), nil
 		},
 	})
 }
 
+// checkFormat accepts the observation formats.
+func checkFormat(format string) error {
+	if format != "" && format != "json" && format != "outline" {
+		return contract.Errorf(contract.CodeBadArguments, "format %q is not json or outline", format)
+	}
+	return nil
+}
+
 // findResponse builds find's (and wait-for's) result from the last attempt.
-func findResponse(call *catalog.Call, res findResult, l located) *catalog.Response {
+func findResponse(call *catalog.Call, res findResult, l located, format string) *catalog.Response {
 	if l.window.Handle != 0 {
 		w := windowInfo(l.window)
 		res.Window = &w
@@ -83,7 +98,11 @@ func findResponse(call *catalog.Call, res findResult, l located) *catalog.Respon
 	resp := &catalog.Response{}
 	if l.node != nil {
 		res.Found = true
-		res.Element = element(l.node)
+		if format == "outline" {
+			res.Outline = outlineLine(l.node, true)
+		} else {
+			res.Element = element(l.node)
+		}
 		res.Path = l.path
 		resp.Observation = observation("element", res)
 	}

@@ -22,7 +22,7 @@ type queryOut struct {
 	} `json:"diff"`
 }
 
-var outlineRef = regexp.MustCompile(`^\s*\[([^\]]+)\] `)
+var outlineRef = regexp.MustCompile(`^\s*(\S+:\S+) `)
 
 // TestOutlineDiffAndSubtree: the outline shows the same nodes as the JSON tree (refs, names,
 // values), less only the wrappers the rules collapse; since:"last" sends only what changed; a
@@ -48,18 +48,32 @@ func TestOutlineDiffAndSubtree(t *testing.T) {
 		}
 		refs[m[1]] = true
 	}
-	js.Tree.walk(func(n *node) {
-		collapsed := n.Name == "" && len(n.Children) == 1 && (n.Role == "filler" || n.Role == "panel")
-		if !refs[n.Ref] && !collapsed {
+	// Every node shows but unnamed layout containers and separators (left out by rule), what
+	// lies inside a hidden subtree (its top's line names it) and hidden leaves (their parent's
+	// line names them).
+	var visit func(n *node, inHidden bool)
+	visit = func(n *node, inHidden bool) {
+		omitted := n.Role == "separator" || n.Name == "" && (n.Value == nil || *n.Value == "") && layoutRoles[n.Role]
+		if !omitted && !refs[n.Ref] && n.IsOffscreen && len(n.Children) == 0 {
+			inHidden = true // a hidden leaf: its parent's line names it
+		}
+		if !refs[n.Ref] && !omitted && !inHidden {
 			t.Errorf("%s %s %q is in the JSON tree but not in the outline", n.Ref, n.Role, n.Name)
 		}
-		if refs[n.Ref] && n.Name != "" && !strings.Contains(ol.Outline, "] "+n.Role+" \""+n.Name+"\"") {
+		if refs[n.Ref] && n.Name != "" && !strings.Contains(ol.Outline, n.Ref+" "+n.Role+" \""+n.Name+"\"") {
 			t.Errorf("the outline does not show %s %q", n.Role, n.Name)
 		}
-		if n.Value != nil && *n.Value != "" && *n.Value != n.Name && !strings.Contains(ol.Outline, "= \""+*n.Value+"\"") {
+		if n.Value != nil && *n.Value != "" && *n.Value != n.Name && !inHidden && !strings.Contains(ol.Outline, "= \""+*n.Value+"\"") {
 			t.Errorf("the outline does not show %s's value %q", n.Ref, *n.Value)
 		}
-	})
+		if inHidden && n.Name != "" && !strings.Contains(ol.Outline, "\""+n.Name+"\"") {
+			t.Errorf("the outline does not name %s %q of a hidden subtree", n.Role, n.Name)
+		}
+		for _, k := range n.Children {
+			visit(k, inHidden || (refs[n.Ref] && n.IsOffscreen && len(n.Children) > 0))
+		}
+	}
+	visit(js.Tree, false)
 	if len(ol.Outline) >= len(mustJSON(t, js.Tree))/2 {
 		t.Errorf("the outline (%d bytes) is not much smaller than the JSON tree (%d)", len(ol.Outline), len(mustJSON(t, js.Tree)))
 	}
@@ -94,6 +108,29 @@ func TestOutlineDiffAndSubtree(t *testing.T) {
 		t.Errorf("find's ancestor path %q does not start at the frame", found.Path)
 	}
 
+	// find and wait-for in the outline format: the element as a line; candidates as lines.
+	var foundLine struct {
+		Element *node  `json:"element"`
+		Outline string `json:"outline"`
+	}
+	h.ok("find", map[string]any{"handle": handle, "element": map[string]any{"name": "Check"}, "format": "outline"}, &foundLine)
+	if foundLine.Element != nil || !outlineRef.MatchString(foundLine.Outline) || !strings.Contains(foundLine.Outline, `check box "Check"`) {
+		t.Errorf("find as outline: %+v", foundLine)
+	}
+	env := h.call("find", map[string]any{"handle": handle, "element": map[string]any{"role": "push button"}, "format": "outline"})
+	if env.OK() || !strings.Contains(env.Err().Detail, "\n[0] ") || !strings.Contains(env.Err().Detail, `push button "Open"`) {
+		t.Errorf("ambiguous find as outline: %+v", env.Err())
+	}
+	h.ok("wait-for", map[string]any{"handle": handle, "element": map[string]any{"name": "Check"}, "format": "outline", "timeout": 2000}, &foundLine)
+	if foundLine.Element != nil || !strings.Contains(foundLine.Outline, `check box "Check"`) {
+		t.Errorf("wait-for as outline: %+v", foundLine)
+	}
+	env = h.call("wait-for", map[string]any{"handle": handle, "element": map[string]any{"name": "Check"}, "condition": "focused",
+		"format": "outline", "timeout": 300})
+	if env.OK() || !strings.Contains(env.Err().Detail, `last seen: `) || !strings.Contains(env.Err().Detail, `check box "Check"`) {
+		t.Errorf("wait-for timeout as outline: %+v", env.Err())
+	}
+
 	var box *node
 	js.Tree.walk(func(n *node) {
 		if box == nil && n.Role == "filler" && len(n.Children) > 3 {
@@ -109,6 +146,11 @@ func TestOutlineDiffAndSubtree(t *testing.T) {
 		t.Fatalf("subtree of %s: %+v (%d nodes), want its %d children", box.Ref, sub.Tree, sub.NodeCount, len(box.Children))
 	}
 }
+
+// layoutRoles are platform.LayoutRole's, as the outline leaves them out.
+var layoutRoles = map[string]bool{"panel": true, "filler": true, "section": true, "form": true, "grouping": true,
+	"viewport": true, "scroll pane": true, "layered pane": true, "root pane": true, "glass pane": true, "split pane": true,
+	"redundant object": true, "unknown": true, "html container": true}
 
 func mustJSON(t *testing.T, v any) []byte {
 	t.Helper()

@@ -26,7 +26,7 @@ const (
 type queryArgs struct {
 	WindowTarget
 	Ref         string `json:"ref,omitempty" jsonschema:"Root the tree at this element (a ref from query or find) instead of the window's frame; needs no window."`
-	Format      string `json:"format,omitempty" jsonschema:"json (default): node objects; outline: one line per node, [ref] role \"name\" = \"value\" (x,y wxh) {states}, a fraction of the tokens."`
+	Format      string `json:"format,omitempty" jsonschema:"json (default): node objects; outline: one line per node, ref role \"name\" = \"value\" (x,y wxh) {states}, a quarter of the tokens."`
 	Since       string `json:"since,omitempty" jsonschema:"last: only what changed since this session's previous query of the same window (or ref): added, removed, changed."`
 	MaxDepth    *int   `json:"maxDepth,omitempty" jsonschema:"Levels below the window's frame to return, unnamed layout containers not counted (default 6)."`
 	MaxNodes    *int   `json:"maxNodes,omitempty" jsonschema:"Nodes to return at most (default 1000)."`
@@ -85,9 +85,11 @@ func truncationWarning(t platform.Tree, l platform.TreeLimits) contract.Warning 
 }
 
 type queryResult struct {
-	Window    WindowInfo `json:"window"`
-	NodeCount int        `json:"nodeCount"`
-	Truncated bool       `json:"truncated"`
+	// Window is left out of diffs and "unchanged": the session's previous query of it said it,
+	// and a one-field diff should cost a few dozen tokens.
+	Window    *WindowInfo `json:"window,omitempty"`
+	NodeCount int         `json:"nodeCount"`
+	Truncated bool        `json:"truncated"`
 	// Format is "json" (Tree) or "outline" (Outline); Sent is "tree", or with since:"last"
 	// "diff" (Diff), "unchanged", or "tree" when there was nothing to compare with or most of it
 	// changed.
@@ -110,12 +112,10 @@ func queryTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[queryArgs]{
 		Name:  "query",
 		Title: "Read the accessibility tree",
-		Description: "Return the accessibility tree of the target window's application frame: every node with ref, " +
-			"controlType, role, name, absolute bounds, state flags and children. Bounded by maxDepth (6; unnamed layout " +
-			"containers not counted), maxNodes (1000), maxChildren (200) and timeBudget (2000 ms); a clipped tree says " +
-			"truncated, cut nodes say childCount, and tree-truncated names the limit. format outline: one line per node " +
-			"(a third of the tokens); since last: only what changed since your previous query of it; ref: the subtree " +
-			"under one element. Prefer it to capture.",
+		Description: "The accessibility tree of the target window's frame: nodes with ref, controlType, role, name, " +
+			"bounds, states, children. Bounded by maxDepth (6), maxNodes (1000), maxChildren (200), timeBudget (2000 ms); " +
+			"a clipped tree says truncated and names the limit. format outline: one line per node, a quarter of the " +
+			"tokens; since last: only what changed since your last query of it; ref: one element's subtree.",
 		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Result:            queryResult{},
 		ResultTypeSchemas: elementSchemas,
@@ -137,17 +137,22 @@ func queryTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			call.Session.SetTarget(windowInfo(w))
-			res := queryResult{Window: windowInfo(w), NodeCount: tree.NodeCount, Truncated: tree.Truncated,
+			wi := windowInfo(w)
+			call.Session.SetTarget(wi)
+			res := queryResult{Window: &wi, NodeCount: tree.NodeCount, Truncated: tree.Truncated,
 				Format: cmp.Or(in.Format, "json"), Sent: "tree"}
 			key := "query:" + cmp.Or(in.Ref, fmt.Sprint(w.Handle))
-			lines := treeLines(tree.Root)
 			if in.Since == "last" {
-				if prev, ok := call.Session.Memo(key).(map[string]string); ok {
-					res.Diff, res.Sent = diffTrees(prev, lines, tree.Root, res.Format)
+				// The previous tree is kept whole and compared only when a diff is asked for: most
+				// queries never are.
+				if prev, ok := call.Session.Memo(key).(*platform.Node); ok {
+					res.Diff, res.Sent = diffTrees(treeLines(prev), treeLines(tree.Root), tree.Root, res.Format)
 				}
 			}
-			call.Session.SetMemo(key, lines)
+			call.Session.SetMemo(key, tree.Root)
+			if res.Sent != "tree" {
+				res.Window = nil
+			}
 			if res.Sent == "tree" {
 				if res.Format == "outline" {
 					res.Outline = outline(tree.Root)
@@ -156,7 +161,7 @@ func queryTool(env *Env) *catalog.Tool {
 				}
 			}
 			resp := &catalog.Response{Result: res,
-				Observation: observation("query", querySummary{Window: res.Window, NodeCount: res.NodeCount, Truncated: res.Truncated})}
+				Observation: observation("query", querySummary{Window: wi, NodeCount: res.NodeCount, Truncated: res.Truncated})}
 			if tree.Truncated {
 				resp.Warnings = append(resp.Warnings, truncationWarning(tree, limits))
 			}

@@ -13,16 +13,19 @@ import (
 // ElementSelector names a control inside a target window. Two forms, which may be combined (all
 // given fields must match): the reference's {by, value} pair, and the richer field set.
 type ElementSelector struct {
-	By           string `json:"by,omitempty" jsonschema:"With value: what to match exactly: name, automationId, className or role."`
+	By           string `json:"by,omitempty" jsonschema:"With value: name, automationId, className or role, matched exactly."`
 	Value        string `json:"value,omitempty" jsonschema:"With by: the exact (case-sensitive) value."`
-	Name         string `json:"name,omitempty" jsonschema:"Exact accessible name (case-sensitive)."`
+	Name         string `json:"name,omitempty" jsonschema:"Exact name (case-sensitive)."`
 	NameContains string `json:"nameContains,omitempty" jsonschema:"Substring of the accessible name, case-insensitive."`
-	Role         string `json:"role,omitempty" jsonschema:"Raw AT-SPI role (e.g. 'push button') or controlType (e.g. 'Button'), case-insensitive; an exact spelling wins ('text' fields, 'Text' labels)."`
-	AutomationID string `json:"automationId,omitempty" jsonschema:"Exact automation id (AT-SPI AccessibleId; GTK3 apps rarely set it)."`
+	Role         string `json:"role,omitempty" jsonschema:"AT-SPI role ('push button') or controlType ('Button'), case-insensitive; an exact spelling wins."`
+	AutomationID string `json:"automationId,omitempty" jsonschema:"Exact AT-SPI AccessibleId (GTK 3 apps rarely set it)."`
 	Text         string `json:"text,omitempty" jsonschema:"Exact text or value of the element."`
-	Ref          string `json:"ref,omitempty" jsonschema:"A ref from query or find: targets that live object directly, without searching."`
-	Index        *int   `json:"index,omitempty" jsonschema:"0-based pick among several matches, in tree order (breadth-first); for screenText in reading order."`
-	ScreenText   string `json:"screenText,omitempty" jsonschema:"A word or phrase read by OCR (whole words on one line, case-insensitive) in the target window, else the whole screen. For apps with no accessibility tree or a frozen one; slower (about 1 s) and less exact than tree fields. Gives an ocr: ref to click, not invoke. Combines with index only."`
+	Ref          string `json:"ref,omitempty" jsonschema:"A ref from query or find: that live object, without searching."`
+	Index        *int   `json:"index,omitempty" jsonschema:"0-based pick among matches: tree order (breadth-first), reading order for screenText."`
+	ScreenText   string `json:"screenText,omitempty" jsonschema:"Words read by OCR (whole words on one line, case-insensitive) in the window, else the screen: for apps without a usable tree; about 1 s. Gives an ocr: ref to click, not invoke. Combines with index only."`
+
+	// outline: list candidates as outline lines (find's and wait-for's format "outline").
+	outline bool
 }
 
 // selectorBys are the values by accepts.
@@ -226,6 +229,11 @@ func (s *ElementSelector) pick(matches []*platform.Node) (*platform.Node, error)
 		if i == maxCandidates {
 			fmt.Fprintf(&b, " …and %d more", len(matches)-maxCandidates)
 			break
+		}
+		if s.outline {
+			// One outline line per candidate (issue 16): its name, value and states tell them apart.
+			fmt.Fprintf(&b, "\n[%d] %s", i, outlineLine(n, true))
+			continue
 		}
 		fmt.Fprintf(&b, " [%d ref=%s role=%q", i, n.Ref, n.Role)
 		if n.Name != "" {

@@ -14,7 +14,7 @@ import (
 // whole line or node), nodes that changed (likewise, as they are now), and refs that went.
 type treeDiff struct {
 	Added        []string   `json:"added,omitempty"`        // outline lines
-	Changed      []string   `json:"changed,omitempty"`      // outline lines, as they are now
+	Changed      []string   `json:"changed,omitempty"`      // ref, role, name and the parts that changed, as they are now
 	Removed      []string   `json:"removed,omitempty"`      // refs
 	AddedNodes   []*Element `json:"addedNodes,omitempty"`   // json format: the nodes, without children
 	ChangedNodes []*Element `json:"changedNodes,omitempty"` // json format: as they are now
@@ -24,43 +24,65 @@ type treeDiff struct {
 // diff of it.
 const diffFull = 0.5
 
-// treeLines maps every node's ref to its outline line.
-func treeLines(root *platform.Node) map[string]string {
-	out := make(map[string]string)
-	var visit func(n *platform.Node)
-	visit = func(n *platform.Node) {
-		out[n.Ref] = outlineLine(n, true)
-		for _, k := range n.Children {
-			visit(k)
+// treeLines maps the ref of every node an outline shows to its line, runs of siblings an
+// outline summarises included: a wrapper the outline leaves out has no line (its children are
+// compared), and what is hidden is in the line that names it.
+func treeLines(root *platform.Node) map[string]lineFields {
+	out := make(map[string]lineFields)
+	var visit func(n *platform.Node, parentShowing, top, namedHidden bool)
+	visit = func(n *platform.Node, parentShowing, top, namedHidden bool) {
+		if !top && omitted(n) {
+			for _, k := range n.Children {
+				visit(k, parentShowing, false, false)
+			}
+			return
+		}
+		if namedHidden && parentShowing && hiddenLeaf(n) {
+			return // its parent's line names it
+		}
+		f, descend := shownFields(n, parentShowing)
+		out[n.Ref] = f
+		if descend {
+			for _, k := range n.Children {
+				visit(k, n.States["showing"], false, true)
+			}
 		}
 	}
 	if root != nil {
-		visit(root)
+		visit(root, true, true, false)
 	}
 	return out
 }
 
 // diffTrees compares the previous query's lines with the tree now; sent is "diff", "unchanged",
 // or "tree" (most of it changed: the caller sends the whole tree).
-func diffTrees(prev, now map[string]string, root *platform.Node, format string) (*treeDiff, string) {
+func diffTrees(prev, now map[string]lineFields, root *platform.Node, format string) (*treeDiff, string) {
 	d := &treeDiff{}
 	changes := 0
 	var visit func(n *platform.Node)
 	visit = func(n *platform.Node) {
+		line, shown := now[n.Ref]
+		if !shown {
+			// Left out of the outline (a wrapper) or inside a hidden subtree, whose top's line
+			// says what changed in it.
+			for _, k := range n.Children {
+				visit(k)
+			}
+			return
+		}
 		old, had := prev[n.Ref]
-		line := now[n.Ref]
 		switch {
 		case !had:
 			changes++
 			if format == "outline" {
-				d.Added = append(d.Added, line)
+				d.Added = append(d.Added, line.line())
 			} else {
 				d.AddedNodes = append(d.AddedNodes, element(shallow(n)))
 			}
 		case old != line:
 			changes++
 			if format == "outline" {
-				d.Changed = append(d.Changed, line)
+				d.Changed = append(d.Changed, line.changedSince(old))
 			} else {
 				d.ChangedNodes = append(d.ChangedNodes, element(shallow(n)))
 			}

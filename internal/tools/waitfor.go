@@ -23,6 +23,7 @@ type waitForArgs struct {
 	Condition string           `json:"condition,omitempty" jsonschema:"appears (default), disappears, enabled, focused, or value (the element's text/value equals text)."`
 	Text      string           `json:"text,omitempty" jsonschema:"With condition value: the expected text or value."`
 	Timeout   *int             `json:"timeout,omitempty" jsonschema:"Milliseconds to wait (default 5000)."`
+	Format    string           `json:"format,omitempty" jsonschema:"json (default) or outline: the element, and what was last seen on a timeout, as outline lines."`
 }
 
 type waitForResult struct {
@@ -54,6 +55,10 @@ func waitForTool(env *Env) *catalog.Tool {
 			if err := in.Element.check(); err != nil {
 				return nil, err
 			}
+			if err := checkFormat(in.Format); err != nil {
+				return nil, err
+			}
+			in.Element.outline = in.Format == "outline"
 			if cond == "value" && in.Text == "" {
 				return nil, contract.Errorf(contract.CodeBadArguments, "condition value needs text: the expected value")
 			}
@@ -85,7 +90,7 @@ func waitForTool(env *Env) *catalog.Tool {
 			}
 			ok, stats, err := waitFor(ctx, env.Desktop, time.Duration(timeout)*time.Millisecond, check)
 			if ok {
-				resp := findResponse(call, findResult{Waited: &stats}, last)
+				resp := findResponse(call, findResult{Waited: &stats}, last, in.Format)
 				res := resp.Result.(findResult)
 				resp.Result = waitForResult{findResult: res, Condition: cond}
 				return resp, nil
@@ -95,7 +100,7 @@ func waitForTool(env *Env) *catalog.Tool {
 				return nil, err
 			}
 			return nil, contract.Errorf(contract.CodeWaitConditionTimeout, "after %d ms, %s %s: %s",
-				stats.WaitedMs, in.Element, conditionText(cond, in.Text), lastSeen(cond, last, lastErr, in.Element))
+				stats.WaitedMs, in.Element, conditionText(cond, in.Text), lastSeen(last, lastErr, in.Element, in.Format))
 		},
 	})
 }
@@ -143,12 +148,14 @@ func conditionText(cond, text string) string {
 }
 
 // lastSeen describes the last attempt, so the agent knows what was there instead.
-func lastSeen(cond string, l located, err error, sel *ElementSelector) string {
+func lastSeen(l located, err error, sel *ElementSelector, format string) string {
 	switch {
 	case err != nil:
 		return "last attempt: " + err.Error()
 	case l.node == nil:
 		return "last seen: " + l.describeMiss(sel)
+	case format == "outline":
+		return "last seen: " + outlineLine(l.node, true)
 	}
 	n := l.node
 	var states []string

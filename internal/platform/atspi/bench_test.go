@@ -2,6 +2,7 @@ package atspi_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/atspi"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // queryDefaults are the query tool's defaults (PRODUCT.md §8).
@@ -205,5 +207,42 @@ func BenchmarkWatchToggle(b *testing.B) {
 			b.Fatal(err)
 		}
 		<-ch
+	}
+}
+
+// BenchmarkColdList is issue 16's cold query: every node of a generated GTK list of 1,500 rows
+// read from the application (no mirror), whole. It reports where a node's time goes: calls per
+// node, the application's CPU per node (its main loop answers one call at a time), the
+// client's, and the time per node, at several bounds of calls in flight.
+func BenchmarkColdList(b *testing.B) {
+	const rows = 1500
+	a := startApp(b, python, "../../bench/py/rows.py", strconv.Itoa(rows))
+	c := connect(b, 5*time.Second)
+	atspi.WithoutMirror(c)
+	ctx := context.Background()
+	testdesk.WaitFor(b, 20*time.Second, "the list's rows", func() bool {
+		t, err := c.Tree(ctx, a.window(), all)
+		return err == nil && t.NodeCount > rows
+	})
+	for _, inFlight := range []int{1, 8, 32, 64} {
+		b.Run(fmt.Sprintf("inflight=%d", inFlight), func(b *testing.B) {
+			atspi.SetMaxInFlight(inFlight)
+			defer atspi.SetMaxInFlight(32)
+			var nodes int
+			calls, self, app := atspi.Calls(c), cpuSelf(), cpuOf(a.pid)
+			for b.Loop() {
+				t, err := c.Tree(ctx, a.window(), all)
+				if err != nil {
+					b.Fatal(err)
+				}
+				nodes = t.NodeCount
+			}
+			per := float64(b.N) * float64(nodes)
+			b.ReportMetric(float64(nodes), "nodes")
+			b.ReportMetric(float64(atspi.Calls(c)-calls)/per, "calls/node")
+			b.ReportMetric(float64(cpuOf(a.pid)-app)/float64(time.Microsecond)/per, "app-cpu-µs/node")
+			b.ReportMetric(float64(cpuSelf()-self)/float64(time.Microsecond)/per, "client-cpu-µs/node")
+			b.ReportMetric(float64(b.Elapsed())/float64(time.Microsecond)/per, "µs/node")
+		})
 	}
 }

@@ -31,6 +31,9 @@ type Options struct {
 	// Window re-reads one window, for the origin of bridges that report window-relative
 	// extents when an element is re-read by ref; nil: such elements have no bounds.
 	Window func(ctx context.Context, handle uint32) (platform.Window, error)
+	// NoMirror makes every Tree walk the application, never answering from the warm mirror
+	// (mirror.go); for measuring walks, or an operator who distrusts an application's events.
+	NoMirror bool
 }
 
 // Client reads accessibility trees from the AT-SPI bus. It is safe for concurrent use; all
@@ -54,10 +57,14 @@ type Client struct {
 	hub  *hub      // fans the connection's signals out to watchers
 	regs eventRegs // event types registered for watchers, counted
 
+	mirror mirror // trees kept while their applications send no event (mirror.go)
+
 	closeOnce sync.Once
 	closeErr  error
 
-	noCache bool // tests: ignore Cache.GetItems to exercise the walk by calls
+	noCache   bool // tests: ignore Cache.GetItems to exercise the walk by calls
+	noMirror  bool // tests and benchmarks: every Tree walks
+	mirrorAll bool // tests: mirror every toolkit, to measure which events one misses
 }
 
 // D-Bus names of the AT-SPI registry and interfaces.
@@ -125,7 +132,7 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 		return nil, fmt.Errorf("%w: accessibility bus %s: %v", platform.ErrAtspiUnavailable, addr, err)
 	}
 	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int), bridges: make(map[string]bridge),
-		frames: make(map[objRef]uint32), hub: h}
+		frames: make(map[objRef]uint32), hub: h, noMirror: opts.NoMirror}
 	if err := c.registerEvent(ctx, registeredEvent); err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("%w: Registry.RegisterEvent: %v", platform.ErrAtspiUnavailable, err)
@@ -288,4 +295,5 @@ func (c *Client) forget(live map[string]bool) {
 	c.vcl.mu.Unlock()
 	c.mu.Unlock()
 	c.meta.keep(live)
+	c.forgetMirrored(live)
 }

@@ -119,19 +119,17 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 func (c *Client) kindJobs(n *node, roleFailure func(failure) failure) []job {
 	r, info := n.ref, n.info
 	return []job{func(ctx context.Context) error {
-		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetRole")
+		role, f, err := c.role(ctx, r)
 		if err != nil {
 			return nodeFailure(n, roleFailure(f), err)
 		}
-		_ = call.Store(&info.role)
+		info.role = role
 		return nil
 	}, func(ctx context.Context) error {
-		call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetInterfaces")
+		names, f, err := c.interfaces(ctx, r)
 		if err != nil {
 			return nodeFailure(n, f, err)
 		}
-		var names []string
-		_ = call.Store(&names)
 		info.ifaces = ifacesFrom(names)
 		return nil
 	}}

@@ -1,5 +1,7 @@
 package atspi
 
+import "github.com/godbus/dbus/v5"
+
 // WalkWithoutCache makes c ignore Cache.GetItems, so tests and benchmarks exercise the
 // fallback walk by calls on a GTK application. Call it before c is used.
 func WalkWithoutCache(c *Client) { c.noCache = true }
@@ -19,3 +21,46 @@ func WatchStats(c *Client) (watches, senders int, signals int64) {
 
 // ConnName is c's unique name on the accessibility bus.
 func ConnName(c *Client) string { return c.conn.Names()[0] }
+
+// WithoutMirror makes every Tree of c walk, for fresh walks to compare the mirror with.
+func WithoutMirror(c *Client) { c.noMirror = true }
+
+// MirrorStats reports c's trees answered from the mirror and walked.
+func MirrorStats(c *Client) (hits, misses int64) { return c.MirrorStats() }
+
+// MirrorEveryToolkit mirrors c's trees whatever their toolkit, to measure which changes a
+// toolkit's events miss.
+func MirrorEveryToolkit(c *Client) { c.mirrorAll = true }
+
+// DropMirror forgets every tree c mirrors.
+func DropMirror(c *Client) {
+	c.mirror.mu.Lock()
+	defer c.mirror.mu.Unlock()
+	c.mirror.entries, c.mirror.order, c.mirror.nodes = nil, nil, 0
+}
+
+// MirrorGens reports each mirrored application's event count.
+func MirrorGens(c *Client) map[string]uint64 {
+	out := map[string]uint64{}
+	c.mirror.mu.Lock()
+	defer c.mirror.mu.Unlock()
+	for bus, s := range c.mirror.subs {
+		out[bus] = s.gen.Load()
+	}
+	return out
+}
+
+// LogMirrorEvents hands every event counted for bus to f.
+func LogMirrorEvents(c *Client, bus string, f func(name, path string, body []any)) {
+	c.mirror.mu.Lock()
+	defer c.mirror.mu.Unlock()
+	c.hub.mu.Lock()
+	defer c.hub.mu.Unlock()
+	c.mirror.subs[bus].log = func(s *dbus.Signal) { f(s.Name, string(s.Path), s.Body) }
+}
+
+// Calls reports the D-Bus calls c made.
+func Calls(c *Client) int64 { return c.calls.Load() }
+
+// SetMaxInFlight sets the calls one operation keeps outstanding; call it before any walk runs.
+func SetMaxInFlight(n int) { maxInFlight = n }

@@ -140,7 +140,7 @@ func TestRun(t *testing.T) {
 				return nil
 			}
 		}
-		if err := run(context.Background(), nil, jobs); err != nil || done.Load() != 200 || peak.Load() > maxInFlight {
+		if err := run(context.Background(), nil, jobs); err != nil || done.Load() != 200 || peak.Load() > int64(maxInFlight) {
 			t.Errorf("err %v done %d peak %d", err, done.Load(), peak.Load())
 		}
 	})

@@ -42,6 +42,9 @@ type bridge struct {
 	// vclShift: LibreOffice's gtk3 plugin reports its VCL objects' extents without the native
 	// menu bar above them (vcl.go).
 	vclShift bool
+	// mirrored: the bridge's events were measured to cover every change a walk can see, so an
+	// unchanged tree may be answered from the mirror (mirror.go).
+	mirrored bool
 }
 
 // AT-SPI coordinate types (AtspiCoordType).
@@ -69,7 +72,7 @@ func bridgeFor(toolkit, version string) bridge {
 			b.getAll, b.windowCoords, b.noShowing, b.typeNames = true, true, true, true
 			return b
 		}
-		b.getAll, b.wholeText = true, true
+		b.getAll, b.wholeText, b.mirrored = true, true, true
 	case "j2se-access-bridge", "atk wrapper", "java":
 		b.getAll, b.wholeText, b.comboSelectionLies = true, true, true
 	case "gecko", "chromium", "gail", "vcl":

@@ -75,6 +75,16 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	limits.MaxNodes = max(limits.MaxNodes, 1)
 	limits.MaxDepth = max(limits.MaxDepth, 0)
 	start, calls := time.Now(), c.calls.Load()
+	key := keyOf(win, limits)
+	if !c.noMirror {
+		if t, ok := c.fromMirror(ctx, key); ok {
+			c.mirror.hits.Add(1)
+			c.log.Debug("atspi: tree from the mirror", "pid", win.ProcessID, "nodes", t.NodeCount, "total", time.Since(start))
+			return t, nil
+		}
+		c.mirror.misses.Add(1)
+	}
+	appsGen := c.hub.appsGen.Load()
 	pid := win.ProcessID
 	apps, err := c.appsOf(ctx, pid)
 	if err != nil {
@@ -83,17 +93,27 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	if len(apps) == 0 {
 		return platform.Tree{}, &notRegistered{pid: pid}
 	}
+	var stamp mirrorStamp
 	var (
 		cands    []frameCandidate
 		walkers  = map[*node]*walker{}
 		firstErr error
 	)
 	for _, app := range apps {
-		b, err := c.bridgeOf(ctx, app.Bus)
-		if err != nil {
+		if _, err := c.bridgeOf(ctx, app.Bus); err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
+			continue
+		}
+	}
+	if firstErr == nil && !c.noMirror {
+		// Before anything is read: an event from here on makes what the walk reads stale.
+		stamp = c.stamp(ctx, apps, appsGen)
+	}
+	for _, app := range apps {
+		b, err := c.bridgeOf(ctx, app.Bus)
+		if err != nil {
 			continue
 		}
 		w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, bridge: b, limits: limits}
@@ -156,6 +176,10 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		// window, whose area X knows.
 		b := win.Bounds
 		t.Root.Bounds = &b
+	}
+	if err == nil && !c.noMirror {
+		c.keep(key, stamp, t)
+		t.Root = cloneNode(t.Root)
 	}
 	if err == nil {
 		c.log.Debug("atspi: tree", append([]any{"pid", pid, "nodes", t.NodeCount, "cache", bestW.snap != nil,
@@ -376,6 +400,12 @@ func (w *walker) countUnknown(ctx context.Context, level []*node) error {
 // index, because listing all of them can instantiate thousands of cells.
 const maxListChildren = 256
 
+// maxWholeList is the most children of a container that manages its descendants fetched with
+// one GetChildren when the walk takes all of them: the application makes every child's object
+// for the walk anyway, and one call instead of one per child takes a seventh of the calls off
+// a long list (BenchmarkColdList). Beyond it the reply would be large and the one call long.
+const maxWholeList = 5000
+
 // hugeContainer is a child count no list a person scrolls through has: a spreadsheet's.
 const hugeContainer = 100_000
 
@@ -418,18 +448,18 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 		switch {
 		case n.info.childrenComplete:
 			n.kidRefs = n.info.children[:take]
-		case n.info.managesDescendants() && (take < cnt || cnt > maxListChildren):
+		case n.info.managesDescendants() && (take < cnt || cnt > maxWholeList):
 			n.kidRefs = make([]objRef, take)
 			for i := range take {
 				jobs = append(jobs, func(ctx context.Context) error {
-					call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAccessible+".GetChildAtIndex", int32(i))
+					r, f, err := w.c.childAt(ctx, n.ref, int32(i))
 					if err != nil {
 						if f.fatal() {
 							return err
 						}
 						return nil // left null: counted as dead
 					}
-					_ = call.Store(&n.kidRefs[i])
+					n.kidRefs[i] = r
 					return nil
 				})
 			}
@@ -575,11 +605,11 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 			checked, metas = append(checked, n), append(metas, m)
 			info.ifaces = m.ifaces
 			jobs = append(jobs, func(ctx context.Context) error {
-				call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAccessible+".GetRole")
+				r, f, err := w.c.role(ctx, n.ref)
 				if err != nil {
 					return nodeFailure(n, deadUnlessFatal(f), err)
 				}
-				_ = call.Store(&info.role)
+				info.role = r
 				return nil
 			})
 		} else {
@@ -726,4 +756,88 @@ func (e *notRegistered) Error() string {
 
 func (e *notRegistered) Is(target error) bool {
 	return target == platform.ErrNoAccessibleTree || target == ErrNotRegistered
+}
+
+// role reads Accessible.GetRole, through the fast connection when it is up (a long list's rows
+// are described by calls, one GetRole each).
+func (c *Client) role(ctx context.Context, ref objRef) (uint32, failure, error) {
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetRole")
+		if err != nil {
+			return 0, f, err
+		}
+		// An undecodable reply reads as zero, as godbus's Store leaves it.
+		d, derr := rep.Decoder("u")
+		if derr != nil {
+			return 0, 0, nil
+		}
+		if r := d.Uint32(); d.Err() == nil {
+			return r, 0, nil
+		}
+		return 0, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetRole")
+	if err != nil {
+		return 0, f, err
+	}
+	var r uint32
+	_ = call.Store(&r)
+	return r, 0, nil
+}
+
+// interfaces reads Accessible.GetInterfaces, through the fast connection when it is up.
+func (c *Client) interfaces(ctx context.Context, ref objRef) ([]string, failure, error) {
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetInterfaces")
+		if err != nil {
+			return nil, f, err
+		}
+		d, derr := rep.Decoder("as")
+		if derr != nil {
+			return nil, 0, nil
+		}
+		var names []string
+		for end := d.Array(4); d.More(end); {
+			names = append(names, d.String())
+		}
+		if d.Err() != nil {
+			return nil, 0, nil
+		}
+		return names, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetInterfaces")
+	if err != nil {
+		return nil, f, err
+	}
+	var names []string
+	_ = call.Store(&names)
+	return names, 0, nil
+}
+
+// childAt reads Accessible.GetChildAtIndex, through the fast connection when it is up.
+func (c *Client) childAt(ctx context.Context, ref objRef, i int32) (objRef, failure, error) {
+	if fc := c.fastConn(); fc != nil {
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetChildAtIndex", i)
+		if err != nil {
+			return objRef{}, f, err
+		}
+		d, derr := rep.Decoder("(so)")
+		if derr != nil {
+			return objRef{}, 0, nil // null: counted as dead
+		}
+		d.Struct()
+		bus := d.String()
+		path := d.String()
+		if d.Err() != nil {
+			return objRef{}, 0, nil
+		}
+		return objRef{Bus: bus, Path: dbus.ObjectPath(path)}, 0, nil
+	}
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetChildAtIndex", i)
+	if err != nil {
+		return objRef{}, f, err
+	}
+	var r objRef
+	_ = call.Store(&r)
+	return r, 0, nil
 }

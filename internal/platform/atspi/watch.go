@@ -49,12 +49,15 @@ type hub struct {
 	registry string                     // the registry daemon's unique name, once known
 	bySender map[string]map[*watch]bool // application bus name → watches listening to it
 	watches  map[*watch]bool
-	done     chan struct{} // closed when the connection closes
+	mirrored map[string]*mirrorSub // application bus name → its mirror's event count (mirror.go)
+	appsGen  atomic.Uint64         // the registry's application list changed this often
+	done     chan struct{}         // closed when the connection closes
 	doneOnce sync.Once
 }
 
 func newHub() *hub {
-	return &hub{bySender: make(map[string]map[*watch]bool), watches: make(map[*watch]bool), done: make(chan struct{})}
+	return &hub{bySender: make(map[string]map[*watch]bool), watches: make(map[*watch]bool),
+		mirrored: make(map[string]*mirrorSub), done: make(chan struct{})}
 }
 
 // DeliverSignal implements dbus.SignalHandler.
@@ -64,11 +67,15 @@ func (h *hub) DeliverSignal(_, _ string, s *dbus.Signal) {
 	if s.Sender == h.registry && h.registry != "" {
 		// The registry's root announces applications arriving and leaving.
 		if s.Name == evObject+".ChildrenChanged" && s.Path == registryRoot {
+			h.appsGen.Add(1)
 			for w := range h.watches {
 				poke(w.apps)
 			}
 		}
 		return
+	}
+	if m := h.mirrored[s.Sender]; m != nil && isEvent(s.Name) {
+		m.count(s)
 	}
 	if !watchedSignals[s.Name] {
 		return

@@ -61,13 +61,17 @@ func (d *Desktop) atspi(ctx context.Context) (*atspi.Client, error) {
 		return d.a, nil
 	}
 	a, err := atspi.Connect(ctx, d.cfg.DBusAddress, atspi.Options{CallTimeout: d.cfg.AtspiCallTimeout, Logger: d.cfg.Logger,
-		WindowsOf: d.windowsOf, Window: d.x.Window})
+		WindowsOf: d.windowsOf, Window: d.x.Window, NoMirror: os.Getenv(EnvTreeMirror) == "off"})
 	if err != nil {
 		return nil, err
 	}
 	d.a = a
 	return a, nil
 }
+
+// EnvTreeMirror set to "off" makes every query walk the application's tree instead of answering
+// an unchanged one from the warm mirror (docs/observation.md).
+const EnvTreeMirror = "MCEC_TREE_MIRROR"
 
 // Windows implements platform.Desktop.
 func (d *Desktop) Windows(ctx context.Context) ([]platform.Window, error) { return d.x.Windows(ctx) }
