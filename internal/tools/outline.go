@@ -48,6 +48,24 @@ func outline(root *platform.Node) string {
 	return b.String()
 }
 
+// outlineListed renders the tree under root with every child of root itself listed: what
+// query {"ref": …} answers, which the line summarising a run points to. Runs further down are
+// summarised as usual.
+func outlineListed(root *platform.Node) string {
+	var b strings.Builder
+	f, descend := shownFields(root, true)
+	b.WriteString(f.line())
+	b.WriteByte('\n')
+	if descend {
+		for _, k := range root.Children {
+			if !(root.States["showing"] && hiddenLeaf(k)) {
+				writeOutline(&b, k, 1, root.States["showing"], false)
+			}
+		}
+	}
+	return b.String()
+}
+
 // writeOutline writes n's subtree; parentShowing keeps "hidden" to the top of a hidden subtree.
 func writeOutline(b *strings.Builder, n *platform.Node, depth int, parentShowing, root bool) {
 	if !root && omitted(n) {

@@ -81,3 +81,22 @@ func TestChangedSinceEmptyParts(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// A run of more than maxRun rows is summarised with a pointer to query {"ref": parent}; that
+// query lists every row, so following the pointer never loops.
+func TestOutlineRunPointerLists(t *testing.T) {
+	list := &platform.Node{Ref: "1.2:50", Role: "list", Name: "Rows", States: on()}
+	for i := range 30 {
+		list.Children = append(list.Children, &platform.Node{Ref: "1.2:" + string(rune('a'+i%26)) + strings.Repeat("x", i/26),
+			Role: "list item", Name: "row", States: on()})
+	}
+	frame := &platform.Node{Ref: "1.2:1", Role: "frame", Name: "App", States: on(), Children: []*platform.Node{list}}
+	full := outline(frame)
+	if !strings.Contains(full, `… 10 more "list item" (query {"ref":"1.2:50"} lists them)`) {
+		t.Fatalf("the window's outline does not point at the list:\n%s", full)
+	}
+	listed := outlineListed(list)
+	if got := strings.Count(listed, "list item"); got != 30 || strings.Contains(listed, "more") {
+		t.Errorf("query by the list's ref lists %d rows, want all 30:\n%s", got, listed)
+	}
+}

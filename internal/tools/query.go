@@ -155,7 +155,11 @@ func queryTool(env *Env) *catalog.Tool {
 			}
 			if res.Sent == "tree" {
 				if res.Format == "outline" {
-					res.Outline = outline(tree.Root)
+					if in.Ref != "" {
+						res.Outline = outlineListed(tree.Root)
+					} else {
+						res.Outline = outline(tree.Root)
+					}
 				} else {
 					res.Tree = element(tree.Root)
 				}
