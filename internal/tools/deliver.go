@@ -138,11 +138,22 @@ func deliver(ctx context.Context, env *Env, l located, byRef bool, action platfo
 		}
 	}
 	out, err := env.Desktop.Act(ctx, n.Ref, action, text)
+	if err == nil && !out.ModalPending && action == platform.ActSelect && via == viaAuto && n.States["selectable"] &&
+		!becameSelected(ctx, env, n.Ref) {
+		// Accepted and not selected: Firefox takes a web page's ARIA tab into its selection
+		// without the click the page listens for. A click is what the page understands.
+		if s, why := clickSpot(ctx, env, l, byRef); why == "" {
+			return clickElement(ctx, env, n, s)
+		}
+	}
 	if err == nil {
 		return delivery{via: viaAccessibility, modalPending: out.ModalPending}, nil
 	}
-	if via == viaAuto && errors.Is(err, platform.ErrUnsupported) && clickFallback(action, n) {
-		// Nothing in the accessibility API does it: a click does, when the element is on screen.
+	declined := action == platform.ActSelect && errors.Is(err, platform.ErrActionFailed)
+	if via == viaAuto && (errors.Is(err, platform.ErrUnsupported) || declined) && clickFallback(action, n) {
+		// Nothing in the accessibility API does it (or the application declined the selection, as
+		// Chromium does for a web page's ARIA tabs, leaving it unchanged): a click does, when the
+		// element is on screen.
 		s, why := clickSpot(ctx, env, l, byRef)
 		if why != "" {
 			return delivery{}, contract.Errorf(contract.CodePatternUnsupported, "%s on %s: %v; it has no point to click either: %s",
@@ -151,6 +162,25 @@ func deliver(ctx context.Context, env *Env, l located, byRef bool, action platfo
 		return clickElement(ctx, env, n, s)
 	}
 	return delivery{}, actionError(err, action, n)
+}
+
+// selectedWithin bounds the wait for an element to report selected after a select the
+// application accepted.
+const selectedWithin = 300 * time.Millisecond
+
+// becameSelected reports whether ref reports the selected state within selectedWithin; an element
+// that cannot be read counts as selected (unverifiable, not refused: the effect says more).
+func becameSelected(ctx context.Context, env *Env, ref string) bool {
+	deadline := time.Now().Add(selectedWithin)
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		el, err := env.Desktop.Element(ctx, ref)
+		if err != nil || el.Node.States["selected"] {
+			return true
+		}
+		if time.Now().Add(pause).After(deadline) || sleep(ctx, pause) != nil {
+			return false
+		}
+	}
 }
 
 const (

@@ -267,6 +267,9 @@ func driveWebForm(t *testing.T, h *harness, pid int, setVia string) {
 		t.Errorf("setvalue of the number not verified: %+v", r)
 	}
 	h.waitTitle("nights=5")
+	// ARIA tabs: Chromium declines Selection.SelectChild on them; a click selects.
+	h.act(pid, map[string]any{"name": "Hotels", "role": "page tab"}, "select", "", nil)
+	h.waitTitle("tab=Hotels")
 }
 
 func TestDeliverChromium(t *testing.T) {
