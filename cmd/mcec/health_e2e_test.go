@@ -79,15 +79,9 @@ func TestReadyzFollowsTheDesktop(t *testing.T) {
 // A --launch program that never maps a window keeps /readyz at 503 while the desktop itself
 // works (a façade call answers).
 func TestReadyzWaitsForLaunchedApps(t *testing.T) {
-	_, base, _ := startServe(t, "--headless", "--launch", "sleep 600")
-	resp, err := http.Post(base+"/v1/tools/windows", "application/json", strings.NewReader("{}"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !contracttest.Check(t, b).OK() {
-		t.Fatalf("windows: %d %s", resp.StatusCode, b)
+	_, base, token := startServe(t, "--headless", "--launch", "sleep 600")
+	if code, b := post(t, base+"/v1/tools/windows", token, "{}"); code != 200 || !contracttest.Check(t, b).OK() {
+		t.Fatalf("windows: %d %s", code, b)
 	}
 	for range 5 { // the desktop answers, yet the app has no window: not ready, every time
 		if code, body := probe(t, base, "/readyz"); code != 503 || body != "not ready\n" {
