@@ -23,27 +23,12 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcec-container-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "mcec")
-	build := exec.Command("go", "build", "-o", binary, "github.com/mcec/mcec/cmd/mcec")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build mcec: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testdesk.MainWithMcec(m, &binary)) }
 
 // The Containerfile installs exactly the Makefile's desktop packages.
 func TestPackageListMatchesMakefile(t *testing.T) {

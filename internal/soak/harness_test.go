@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // harness is one soak run: the binary, a private desktop the suite owns (so its applications
@@ -89,11 +90,8 @@ func newHarness(t *testing.T) *harness {
 	}
 	// control.ReadToken and control.Find look where mcec serve writes.
 	t.Setenv("XDG_RUNTIME_DIR", h.run)
-	h.bin = filepath.Join(dir, "mcec")
-	build := exec.Command("go", "build", "-o", h.bin, "github.com/mcec/mcec/cmd/mcec")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build mcec: %v\n%s", err, out)
+	if h.bin, err = testdesk.BuildMcec(dir); err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

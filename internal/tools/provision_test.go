@@ -22,17 +22,16 @@ import (
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/provision"
 	"github.com/mcec/mcec/internal/safety"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // buildMcec builds cmd/mcec (as cmd/mcec's e2e tests do): instances are separate mcec
 // processes, and this test binary is not one.
 func buildMcec(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mcec")
-	build := exec.Command("go", "build", "-o", bin, "github.com/mcec/mcec/cmd/mcec")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testdesk.BuildMcec(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

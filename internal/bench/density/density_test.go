@@ -2,35 +2,17 @@ package density
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcec-density-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "mcec")
-	build := exec.Command("go", "build", "-o", binary, "github.com/mcec/mcec/cmd/mcec")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build mcec: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testdesk.MainWithMcec(m, &binary)) }
 
 // Three instances on this machine, driven at once: none sees another's windows, clipboard or
 // typed input; every envelope is valid; each instance's memory is accounted by component; all
