@@ -415,12 +415,13 @@ func focusValueChange(eff *Effect, before, after *platform.Element, target strin
 			if c.Was == nil {
 				c.Was = &Was{}
 			}
-			c.Was.Value, c.Value = valueOrEmpty(before.Node.Value), valueOrEmpty(after.Node.Value)
+			c.Was.Value, c.Value = changedValues(before.Node.Value, after.Node.Value)
 			return
 		}
 	}
+	was, now := changedValues(before.Node.Value, after.Node.Value)
 	c := NodeChange{NodeBrief: NodeBrief{Ref: after.Node.Ref, Role: after.Node.Role, Name: after.Node.Name},
-		Was: &Was{Value: valueOrEmpty(before.Node.Value)}, Value: valueOrEmpty(after.Node.Value)}
+		Was: &Was{Value: was}, Value: now}
 	eff.Changed = append([]NodeChange{c}, eff.Changed...)
 }
 
@@ -512,7 +513,7 @@ func nodeChange(old, cur *platform.Node, withValue bool) (NodeChange, bool) {
 		if c.Was == nil {
 			c.Was = &Was{}
 		}
-		c.Was.Value, c.Value = valueOrEmpty(old.Value), valueOrEmpty(cur.Value)
+		c.Was.Value, c.Value = changedValues(old.Value, cur.Value)
 		changed = true
 	}
 	var flips []string
@@ -533,6 +534,47 @@ func nodeChange(old, cur *platform.Node, withValue bool) (NodeChange, bool) {
 
 func sameValue(a, b *string) bool {
 	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+// maxEffectValue bounds a value an effect reports: a document's text is up to 4 KiB, and an
+// agent needs to see what changed, not the whole text twice.
+const maxEffectValue = 200
+
+// effectContext is how much unchanged text a clipped value keeps around the change.
+const effectContext = 40
+
+// changedValues are the values an effect reports for a change from old to cur: whole when both
+// are short, else the part that differs with a little context, the cut ends marked "…".
+func changedValues(old, cur *string) (*string, *string) {
+	o, c := valueOrEmpty(old), valueOrEmpty(cur)
+	or, cr := []rune(*o), []rune(*c)
+	if len(or) <= maxEffectValue && len(cr) <= maxEffectValue {
+		return o, c
+	}
+	pre := 0
+	for pre < len(or) && pre < len(cr) && or[pre] == cr[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(or)-pre && suf < len(cr)-pre && or[len(or)-1-suf] == cr[len(cr)-1-suf] {
+		suf++
+	}
+	cut := func(r []rune) *string {
+		from, to := max(pre-effectContext, 0), min(len(r)-suf+effectContext, len(r))
+		mid := r[from:to]
+		if len(mid) > maxEffectValue {
+			mid = append(mid[:maxEffectValue:maxEffectValue], '…')
+		}
+		s := string(mid)
+		if from > 0 {
+			s = "…" + s
+		}
+		if to < len(r) && len(mid) <= maxEffectValue {
+			s += "…"
+		}
+		return &s
+	}
+	return cut(or), cut(cr)
 }
 
 func valueOrEmpty(v *string) *string {

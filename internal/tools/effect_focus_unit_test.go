@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcec/mcec/internal/platform"
@@ -33,5 +34,22 @@ func TestFocusValueChange(t *testing.T) {
 		if len(eff.Changed) != 0 {
 			t.Errorf("%s: reported %+v", tc.name, eff.Changed)
 		}
+	}
+}
+
+// A long text reports the part that changed with some context, not the whole text twice.
+func TestChangedValuesClipLongText(t *testing.T) {
+	long := strings.Repeat("a", 1000)
+	before, after := long+"END", long+"hello END"
+	was, now := changedValues(&before, &after)
+	if !strings.HasPrefix(*now, "…") || !strings.Contains(*now, "hello END") || len([]rune(*now)) > maxEffectValue+2 {
+		t.Errorf("now = %q", *now)
+	}
+	if !strings.HasPrefix(*was, "…") || !strings.HasSuffix(*was, "END") || len([]rune(*was)) > maxEffectValue+2 {
+		t.Errorf("was = %q", *was)
+	}
+	short1, short2 := "1", "12"
+	if w, n := changedValues(&short1, &short2); *w != "1" || *n != "12" {
+		t.Errorf("short values changed: %q %q", *w, *n)
 	}
 }
