@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 var (
@@ -73,28 +73,6 @@ func mcecCmd(t *testing.T, args ...string) *exec.Cmd {
 	}
 	cmd.Env = env
 	return cmd
-}
-
-// childPIDs lists the direct children of pid (the private desktop's processes).
-func childPIDs(pid int) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …; comm may hold spaces, so split after the last ')'.
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // assertGone fails unless every pid has exited (or is a zombie waiting for its reaper).
@@ -224,7 +202,7 @@ func TestStdioWithGoClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, stderr.String())
 	}
-	children := childPIDs(cmd.Process.Pid)
+	children := testdesk.ChildPIDs(cmd.Process.Pid)
 	if len(children) < 4 {
 		t.Errorf("expected the private desktop's processes as children, got %v", children)
 	}
@@ -377,7 +355,7 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string, string) {
 	})
 	select {
 	case base := <-urlc:
-		children = childPIDs(cmd.Process.Pid)
+		children = testdesk.ChildPIDs(cmd.Process.Pid)
 		port = base[strings.LastIndexByte(base, ':')+1:]
 		return cmd, base, token
 	case <-time.After(30 * time.Second):

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // probe GETs base+path without any token and returns the status and body.
@@ -59,7 +60,7 @@ func TestReadyzFollowsTheDesktop(t *testing.T) {
 		t.Fatalf("façade without the token: %d, want 401", resp.StatusCode)
 	}
 	wm := 0
-	for _, pid := range childPIDs(cmd.Process.Pid) {
+	for _, pid := range testdesk.ChildPIDs(cmd.Process.Pid) {
 		if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); strings.TrimSpace(string(comm)) == "openbox" {
 			wm = pid
 		}

@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // Issue 17 row 7: mcec killed outright, or dying of a broken stderr, leaves nothing of its
@@ -82,63 +82,8 @@ func startLeftoverServer(t *testing.T, tmp string) *leftoverServer {
 	if s.desk == "" {
 		t.Fatalf("no new desktop folder in %s (%v)", tmp, after)
 	}
-	s.pids = desktopPIDs(cmd.Process.Pid, s.desk)
+	s.pids = testdesk.DesktopPIDs(cmd.Process.Pid, s.desk)
 	return s
-}
-
-// desktopPIDs lists mcec's children, the members of their process groups and every process
-// carrying the desktop's XDG_RUNTIME_DIR.
-func desktopPIDs(mcec int, desk string) []int {
-	children := childPIDs(mcec)
-	groups := map[int]bool{}
-	for _, c := range children {
-		if _, pg, ok := statOf(c); ok {
-			groups[pg] = true
-		}
-	}
-	out := slices.Clone(children)
-	mark := []byte("XDG_RUNTIME_DIR=" + desk)
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil || slices.Contains(out, p) {
-			continue
-		}
-		if _, pg, ok := statOf(p); ok && groups[pg] {
-			out = append(out, p)
-			continue
-		}
-		if env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil &&
-			slices.ContainsFunc(bytes.Split(env, []byte{0}), func(kv []byte) bool { return bytes.Equal(kv, mark) }) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// statOf reads a process's state and process group; ok is false once it is gone.
-func statOf(pid int) (state string, pgrp int, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", 0, false
-	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 3 {
-		return "", 0, false
-	}
-	pg, _ := strconv.Atoi(f[2])
-	return f[0], pg, true
-}
-
-// running lists the pids that still run (zombies do not count: init reaps them).
-func running(pids []int) []int {
-	var out []int
-	for _, p := range pids {
-		if st, _, ok := statOf(p); ok && st != "Z" && st != "X" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // waitUntil polls cond every 50 ms until it holds or d has passed.
@@ -182,8 +127,8 @@ func TestKilledServerLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-s.waited
-	if !waitUntil(15*time.Second, func() bool { return len(running(s.pids)) == 0 && !exists(s.desk) }) {
-		t.Fatalf("15 s after kill -9: still running %v of %v; desktop folder left: %v", running(s.pids), s.pids, exists(s.desk))
+	if !waitUntil(15*time.Second, func() bool { return len(testdesk.Running(s.pids)) == 0 && !exists(s.desk) }) {
+		t.Fatalf("15 s after kill -9: still running %v of %v; desktop folder left: %v", testdesk.Running(s.pids), s.pids, exists(s.desk))
 	}
 }
 
@@ -193,7 +138,7 @@ func TestNextStartSweepsLeftovers(t *testing.T) {
 	// Its watchdog (a shell child of mcec) dies too, as under `kill -9 -1` or the OOM killer:
 	// only the next start can clean up.
 	var watchdog int
-	for _, p := range childPIDs(s.cmd.Process.Pid) {
+	for _, p := range testdesk.ChildPIDs(s.cmd.Process.Pid) {
 		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p)); strings.TrimSpace(string(comm)) == "sh" {
 			watchdog = p
 		}
@@ -209,8 +154,8 @@ func TestNextStartSweepsLeftovers(t *testing.T) {
 	}
 	<-s.waited
 	// The parent-death signals end mcec's own children; what they forked stays.
-	waitUntil(5*time.Second, func() bool { return len(running(childPIDs(s.cmd.Process.Pid))) == 0 })
-	left := running(s.pids)
+	waitUntil(5*time.Second, func() bool { return len(testdesk.Running(testdesk.ChildPIDs(s.cmd.Process.Pid))) == 0 })
+	left := testdesk.Running(s.pids)
 	if !exists(s.desk) {
 		t.Fatal("the desktop folder went without a watchdog: the test no longer shows the sweep")
 	}
@@ -232,15 +177,15 @@ func TestNextStartSweepsLeftovers(t *testing.T) {
 	if exists(stale[0]) {
 		t.Errorf("the next start left the killed server's token file %s", stale[0])
 	}
-	if r := running(left); len(r) > 0 {
+	if r := testdesk.Running(left); len(r) > 0 {
 		t.Errorf("the next start left %v running", r)
 	}
 	if err := next.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	<-next.waited
-	if !waitUntil(10*time.Second, func() bool { return len(running(next.pids)) == 0 && !exists(next.desk) }) {
-		t.Errorf("after SIGTERM: still running %v; folder left: %v", running(next.pids), exists(next.desk))
+	if !waitUntil(10*time.Second, func() bool { return len(testdesk.Running(next.pids)) == 0 && !exists(next.desk) }) {
+		t.Errorf("after SIGTERM: still running %v; folder left: %v", testdesk.Running(next.pids), exists(next.desk))
 	}
 }
 
@@ -266,7 +211,7 @@ func TestBrokenStderrIsNotFatal(t *testing.T) {
 			t.Fatalf("mcec died of %v instead of shutting down", ws.Signal())
 		}
 	}
-	if r := running(s.pids); len(r) > 0 || exists(s.desk) {
+	if r := testdesk.Running(s.pids); len(r) > 0 || exists(s.desk) {
 		t.Fatalf("after the shutdown: still running %v; folder left: %v", r, exists(s.desk))
 	}
 }

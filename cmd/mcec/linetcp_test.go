@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 var lineListening = regexp.MustCompile(`line protocol .* on tcp://(\S+)`)
@@ -55,7 +57,7 @@ func testLineProtocolExit(t *testing.T, httpOn bool) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("mcec serve --tcp did not start")
 	}
-	children := childPIDs(cmd.Process.Pid)
+	children := testdesk.ChildPIDs(cmd.Process.Pid)
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // Bounds of growth, from the final server's first sample under load to its idle end.
@@ -56,7 +57,7 @@ func (h *harness) finalChecks() {
 	own.mu.Lock()
 	ownPID := own.pid
 	own.mu.Unlock()
-	if ownPID > 0 && !waitUntil(15*time.Second, func() bool { return len(running([]int{ownPID})) == 0 }) {
+	if ownPID > 0 && !waitUntil(15*time.Second, func() bool { return len(testdesk.Running([]int{ownPID})) == 0 }) {
 		h.fail(checkProcess, "mcec mcp --headless (pid %d) still runs after its client closed it", ownPID)
 	}
 	h.stopServer(syscall.SIGTERM)
@@ -64,7 +65,7 @@ func (h *harness) finalChecks() {
 	h.mu.Lock()
 	apps := h.apps
 	h.mu.Unlock()
-	if r := running(apps); len(r) > 0 {
+	if r := testdesk.Running(apps); len(r) > 0 {
 		h.fail(checkProcess, "applications still run after the suite stopped them: %v", describe(r))
 	}
 	if !waitUntil(15*time.Second, func() bool { return len(h.leftFiles()) == 0 }) {

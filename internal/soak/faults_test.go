@@ -2,18 +2,18 @@ package soak_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // The faults, in the order they are injected (round robin).
@@ -89,7 +89,7 @@ func (h *harness) freezeApp(ctx context.Context, w *worker) {
 func (h *harness) crashApp() {
 	if pid := h.factoryPID(); pid > 0 {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		waitUntil(5*time.Second, func() bool { return len(running([]int{pid})) == 0 })
+		waitUntil(5*time.Second, func() bool { return len(testdesk.Running([]int{pid})) == 0 })
 	}
 	h.launchFactory()
 }
@@ -191,20 +191,20 @@ func (h *harness) killOwnStdio() {
 	own.mu.Lock()
 	pid := own.pid
 	own.mu.Unlock()
-	if pid == 0 || len(running([]int{pid})) == 0 {
+	if pid == 0 || len(testdesk.Running([]int{pid})) == 0 {
 		return
 	}
 	desks, _ := filepath.Glob(filepath.Join(h.tmp, "mcec-desk-*"))
 	var pids []int
 	for _, d := range desks {
-		pids = append(pids, desktopPIDs(pid, d)...)
+		pids = append(pids, testdesk.DesktopPIDs(pid, d)...)
 	}
 	end := h.disturb()
 	defer end()
 	killed := time.Now()
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	gone := func() bool {
-		if len(running(pids)) > 0 {
+		if len(testdesk.Running(pids)) > 0 {
 			return false
 		}
 		for _, d := range desks {
@@ -216,40 +216,10 @@ func (h *harness) killOwnStdio() {
 	}
 	// The desktop's watchdog ends it; it scans /proc, which takes seconds on a loaded machine.
 	if !waitUntil(45*time.Second, gone) {
-		h.fail(checkProcess, "45 s after kill -9 of mcec mcp --headless: still running %v; folders %v", describe(running(pids)), desks)
+		h.fail(checkProcess, "45 s after kill -9 of mcec mcp --headless: still running %v; folders %v", describe(testdesk.Running(pids)), desks)
 		return
 	}
 	h.st.note("kill -9 of mcec mcp --headless: its desktop (%d processes and its folder) was gone %v later", len(pids), time.Since(killed).Round(100*time.Millisecond))
-}
-
-// desktopPIDs lists mcec's children, the members of their process groups and every process
-// carrying the desktop's XDG_RUNTIME_DIR.
-func desktopPIDs(mcec int, desk string) []int {
-	children := childPIDs(mcec)
-	groups := map[int]bool{}
-	for _, c := range children {
-		if _, _, pg, ok := statOf(c); ok {
-			groups[pg] = true
-		}
-	}
-	out := slices.Clone(children)
-	mark := []byte("XDG_RUNTIME_DIR=" + desk)
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil || slices.Contains(out, p) {
-			continue
-		}
-		if _, _, pg, ok := statOf(p); ok && groups[pg] {
-			out = append(out, p)
-			continue
-		}
-		if env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil &&
-			slices.ContainsFunc(bytes.Split(env, []byte{0}), func(kv []byte) bool { return bytes.Equal(kv, mark) }) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // sampler reads mcec serve's resources every 2 s.

@@ -2,7 +2,6 @@ package soak_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -216,7 +215,7 @@ func (h *harness) stopServer(sig syscall.Signal) {
 	if s == nil {
 		return
 	}
-	children := childPIDs(s.pid)
+	children := testdesk.ChildPIDs(s.pid)
 	if err := syscall.Kill(s.pid, sig); err != nil {
 		h.fail(checkProcess, "signal %v to mcec serve: %v", sig, err)
 	}
@@ -241,8 +240,8 @@ func (h *harness) stopServer(sig syscall.Signal) {
 			mine = append(mine, c)
 		}
 	}
-	if !waitUntil(10*time.Second, func() bool { return len(running(mine)) == 0 }) {
-		h.fail(checkProcess, "after %v of mcec serve (incarnation %d): its processes %v still run", sig, s.gen, describe(running(mine)))
+	if !waitUntil(10*time.Second, func() bool { return len(testdesk.Running(mine)) == 0 }) {
+		h.fail(checkProcess, "after %v of mcec serve (incarnation %d): its processes %v still run", sig, s.gen, describe(testdesk.Running(mine)))
 	}
 }
 
@@ -303,53 +302,11 @@ func (h *harness) stopApps() {
 		_ = syscall.Kill(p, syscall.SIGCONT)
 		_ = syscall.Kill(p, syscall.SIGTERM)
 	}
-	if !waitUntil(5*time.Second, func() bool { return len(running(apps)) == 0 }) {
-		for _, p := range running(apps) {
+	if !waitUntil(5*time.Second, func() bool { return len(testdesk.Running(apps)) == 0 }) {
+		for _, p := range testdesk.Running(apps) {
 			_ = syscall.Kill(p, syscall.SIGKILL)
 		}
 	}
-}
-
-// childPIDs lists the direct children of pid.
-func childPIDs(pid int) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if _, ppid, _, ok := statOf(p); ok && ppid == pid {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// statOf reads a process's state, parent and process group; ok is false once it is gone.
-func statOf(pid int) (state string, ppid, pgrp int, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", 0, 0, false
-	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 3 {
-		return "", 0, 0, false
-	}
-	ppid, _ = strconv.Atoi(f[1])
-	pgrp, _ = strconv.Atoi(f[2])
-	return f[0], ppid, pgrp, true
-}
-
-// running lists the pids that still run (zombies do not count).
-func running(pids []int) []int {
-	var out []int
-	for _, p := range pids {
-		if st, _, _, ok := statOf(p); ok && st != "Z" && st != "X" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // describe names pids with their command lines, for failure messages.
