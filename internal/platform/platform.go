@@ -259,7 +259,9 @@ type TreeLimits struct {
 	// returns the part it has, truncated by "time".
 	Budget time.Duration
 	// Lean walks read role, name, description and states only — no bounds, values, actions or
-	// ids — for searches, which re-read the element they pick (a fraction of the calls).
+	// ids — for searches, which re-read the element they pick (a fraction of the calls). Where
+	// a toolkit's text elements carry their text in no name (a web page's paragraphs in
+	// Firefox), their text is read too: a change to it is a change an action's effect must see.
 	Lean bool
 	// Cells are table cells to visit by position in tables whose children the walk cuts (a
 	// search for a spreadsheet cell by its address).

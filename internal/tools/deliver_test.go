@@ -3,6 +3,7 @@ package tools_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ type effect struct {
 		Handle uint32 `json:"handle"`
 		Title  string `json:"title"`
 	} `json:"windowsOpened"`
+	Changed []changeJSON `json:"changed"`
 }
 
 // act invokes action on the element sel of pid and checks that it was delivered by via.
@@ -244,7 +246,7 @@ func (h *harness) webForm(browser string) int {
 
 // driveWebForm toggles the page's check box, sets its text field and presses its button, each
 // checked through the page's title.
-func driveWebForm(t *testing.T, h *harness, pid int, setVia string) {
+func driveWebForm(t *testing.T, h *harness, pid int, setVia string, textInValue bool) {
 	agree := map[string]any{"name": "Agree", "role": "check box"}
 	field := map[string]any{"name": "Name field"}
 	h.act(pid, agree, "toggle", "", nil)
@@ -256,8 +258,14 @@ func driveWebForm(t *testing.T, h *harness, pid int, setVia string) {
 		t.Errorf("setvalue not verified: %+v", r)
 	}
 	h.waitTitle("form name=typed by mcec agree=false")
-	h.act(pid, map[string]any{"name": "Go", "role": "push button"}, "invoke", "input", nil)
+	r = h.act(pid, map[string]any{"name": "Go", "role": "push button"}, "invoke", "input", nil)
 	h.waitTitle("go=1")
+	// Its only change on the page is the status paragraph's text: the effect must say so
+	// (Firefox keeps a paragraph's text out of its name; Chromium replaces its text node, which
+	// the effect counts as added).
+	if textInValue && !slices.ContainsFunc(r.Effect.Changed, func(c changeJSON) bool { return c.Value != nil && strings.Contains(*c.Value, "pressed 1") }) {
+		t.Errorf("pressing Go: the effect does not report the status paragraph's new text: %+v", r.Effect)
+	}
 	h.act(pid, field, "setvalue", setVia, map[string]any{"text": ""})
 	h.waitTitle("form name= agree=false")
 	// A number input wrapped in its label (both named Nights in Firefox): one target, and the
@@ -277,7 +285,7 @@ func TestDeliverChromium(t *testing.T) {
 	pid := h.webForm("chromium")
 	defer assertNothingHeld(t, h)
 	// Chromium's inputs have no EditableText: setvalue types.
-	driveWebForm(t, h, pid, "input")
+	driveWebForm(t, h, pid, "input", false)
 }
 
 func TestDeliverFirefox(t *testing.T) {
@@ -294,7 +302,7 @@ func TestDeliverFirefox(t *testing.T) {
 	if part, ok := e.PartialResult.(map[string]any); !ok || part["value"] != "initial text" {
 		t.Errorf("partialResult %+v", e.PartialResult)
 	}
-	driveWebForm(t, h, pid, "input")
+	driveWebForm(t, h, pid, "input", true)
 }
 
 func TestDeliverGTK4CheckButton(t *testing.T) {

@@ -382,7 +382,9 @@ func (o *observer) diff(ctx context.Context, appBlocked bool) Effect {
 				eff.Added++
 			case ref == o.target:
 			default:
-				if c, changed := nodeChange(old, n, false); changed {
+				// Lean walks carry values only where names do not carry the text (a web
+				// page's paragraphs in Firefox), so comparing values costs nothing elsewhere.
+				if c, changed := nodeChange(old, n, true); changed {
 					if len(eff.Changed) < maxChanged {
 						eff.Changed = append(eff.Changed, c)
 					} else {

@@ -34,6 +34,10 @@ func (w *walker) enrichJobs(nodes []*node) []job {
 			if _, ok := roleName(info.role); !ok {
 				jobs = append(jobs, w.roleNameJob(n))
 			}
+			if name, _ := roleName(info.role); w.bridge.textNotNamed && textElementRoles[name] && info.name == "" &&
+				info.ifaces&hasText != 0 && info.states.has(stateShowing) {
+				jobs = append(jobs, w.textJob(n))
+			}
 			continue
 		}
 		if info.ifaces&hasComponent != 0 && info.states.has(stateShowing) && !n.extDone {
@@ -72,6 +76,11 @@ func (w *walker) enrichJobs(nodes []*node) []job {
 	}
 	return jobs
 }
+
+// textElementRoles hold a piece of a page's text (lean walks read their text where names do not
+// carry it: bridge.textNotNamed).
+var textElementRoles = map[string]bool{"paragraph": true, "heading": true, "static": true, "label": true,
+	"block quote": true, "list item": true, "caption": true}
 
 // remember hands what this walk fetched to the client's meta cache.
 func (w *walker) remember() {

@@ -39,6 +39,10 @@ type bridge struct {
 	// change events the page listens to (Gecko: the field shows the number, the page's logic
 	// never hears of it; measured on Firefox ESR), so values are typed there instead.
 	silentValue bool
+	// textNotNamed: a web page's text elements (paragraphs, headings) carry their text in Text,
+	// not in their name (Gecko), so lean walks read it for them: an action's effect that only
+	// changes a paragraph's text is seen (the effect observer's walks are lean).
+	textNotNamed bool
 	// vclShift: LibreOffice's gtk3 plugin reports its VCL objects' extents without the native
 	// menu bar above them (vcl.go).
 	vclShift bool
@@ -79,6 +83,7 @@ func bridgeFor(toolkit, version string) bridge {
 		// at-spi2-core's ATK bridge serves these (and Java's above).
 		b.getAll, b.wholeText = true, true
 		b.silentValue = strings.EqualFold(toolkit, "gecko")
+		b.textNotNamed = b.silentValue
 	}
 	return b
 }
