@@ -373,7 +373,9 @@ func (r *run) calc() {
 		start := time.Now()
 		n, why := r.find(map[string]any{"name": "A1"})
 		took := time.Since(start)
-		r.rec(cFindCell, n != nil && took < time.Second, "find A1: %s %s in %d ms", n, why, took.Milliseconds())
+		// Quiet, it answers in 0.1–0.3 s; a walk that expanded the sheet took 20 s and missed.
+		// The bound is the latter's, not a benchmark: a loaded 2-core machine took 1.9 s.
+		r.rec(cFindCell, n != nil && took < 3*time.Second, "find A1: %s %s in %d ms", n, why, took.Milliseconds())
 		r.controls([]control{
 			{sel: sheetSel, roles: []string{"tool bar"}},
 			{sel: map[string]any{"name": "File", "index": 0}, roles: []string{"menu"}},

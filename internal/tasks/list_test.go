@@ -11,7 +11,11 @@ import (
 // pendingTasks are the tasks that fail on a known product bug, with the reason and the envelope
 // that shows it. A pending task is reported, not failed; one that passes is reported as passing
 // so that it can be made required.
-var pendingTasks = map[string]string{}
+var pendingTasks = map[string]string{
+	"xterm-command": "FLAKY (issue 15 §8): about 1 run in 4 under load the Return typed after the command " +
+		"(send_command chars:…\n) does not run it: get-text keeps reading only the typed line for 5 s " +
+		`(get-text → "expr 1234 \* 5 | tee …/out.txt", no output line); the cause (XTEST Return to xterm, the ` +
+		"shell, or the focus click before it) is not found yet"}
 
 const py = "/usr/bin/python3" // Debian's, with python3-gi and PyQt
 
@@ -511,7 +515,7 @@ func pixelTasks() []*task {
 					keys("chars:dog"), clickWord(tk, "words", "Save")}
 			},
 			check: func(x *run) error { return x.stateIs(obj{"saved": "dog"}) }},
-		{name: "xterm-command", toolkit: "X11 (no toolkit)", app: "xterm", short: true,
+		{name: "xterm-command", toolkit: "X11 (no toolkit)", app: "xterm",
 			goal: "run a shell command in xterm and read its output back with get-text",
 			steps: func(x *run) []step {
 				return []step{xterm(), appears("Tasks xterm"), focus(term),
@@ -523,7 +527,7 @@ func pixelTasks() []*task {
 				}
 				return x.ocrHas("Tasks xterm", "6170")
 			}},
-		{name: "xterm-unicode", toolkit: "X11 (no toolkit)", app: "xterm",
+		{name: "xterm-unicode", toolkit: "X11 (no toolkit)", app: "xterm", short: true,
 			goal: "type a command with characters missing from the keymap (ü, ß, €) into xterm",
 			steps: func(x *run) []step {
 				return []step{xterm(), appears("Tasks xterm"), focus(term),
