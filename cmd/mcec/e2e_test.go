@@ -376,21 +376,7 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // post sends a façade call with the token (none when empty).
 func post(t *testing.T, url, token, body string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return testdesk.PostJSON(t, url, token, body)
 }
 
 func TestHTTP(t *testing.T) {

@@ -5,10 +5,8 @@ package container
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -134,15 +132,6 @@ func runEntrypoint(t *testing.T, env ...string) *entrypoint {
 	return e
 }
 
-func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 func TestEntrypointRefusesWithoutToken(t *testing.T) {
 	dir := t.TempDir()
 	short := filepath.Join(dir, "short")
@@ -159,7 +148,7 @@ func TestEntrypointRefusesWithoutToken(t *testing.T) {
 		{short, "shorter than 16"},
 		{spaced, "contains blanks"},
 	} {
-		e := runEntrypoint(t, "MCEC_TOKEN_FILE="+tc.file, "MCEC_PORT="+strconv.Itoa(freePort(t)))
+		e := runEntrypoint(t, "MCEC_TOKEN_FILE="+tc.file, "MCEC_PORT="+strconv.Itoa(testdesk.FreePort(t)))
 		select {
 		case <-e.done:
 		case <-time.After(10 * time.Second):
@@ -191,7 +180,7 @@ func TestEntrypointServes(t *testing.T) {
 	if err := os.WriteFile(file, []byte(token+"\r\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := testdesk.FreePort(t)
 	e := runEntrypoint(t, "MCEC_TOKEN_FILE="+file, "MCEC_PORT="+strconv.Itoa(port),
 		"MCEC_LAUNCH=\nxmessage -name entrypoint-probe hello\n")
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
@@ -227,19 +216,7 @@ func TestEntrypointServes(t *testing.T) {
 		t.Errorf("mcec runs as %q", args)
 	}
 	call := func(auth string) (int, []byte) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/tools/windows", strings.NewReader(`{"process":"xmessage"}`))
-		if auth != "" {
-			req.Header.Set("Authorization", "Bearer "+auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, b
+		return testdesk.PostJSON(t, base+"/v1/tools/windows", auth, `{"process":"xmessage"}`)
 	}
 	if code, _ := call(""); code != http.StatusUnauthorized {
 		t.Errorf("façade without the token: %d, want 401", code)

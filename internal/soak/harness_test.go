@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -99,17 +98,8 @@ func newHarness(t *testing.T) *harness {
 	}
 	t.Cleanup(func() { h.desk.Stop() })
 	t.Cleanup(h.stopApps) // before the desktop goes (cleanups run last first)
-	h.port, h.tcpPort = freePort(t), freePort(t)
+	h.port, h.tcpPort = testdesk.FreePort(t), testdesk.FreePort(t)
 	return h
-}
-
-func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func (h *harness) logf(format string, args ...any) {
