@@ -351,7 +351,9 @@ func (r *run) survive(probe map[string]any, act map[string]any) {
 	steps := []step{
 		{"query", r.main()},
 		{"find", r.with(map[string]any{"element": probe})},
-		{"wait-for", r.with(map[string]any{"element": probe, "timeout": 3000})},
+		// Survival, not speed, is checked here (find-cell and query-budget bound the time): a
+		// loaded CI machine once took over 3 s for one look at Calc's 2,000 objects.
+		{"wait-for", r.with(map[string]any{"element": probe, "timeout": 10000})},
 		{"capture", r.with(map[string]any{"pathOnly": true})},
 		{"windows", map[string]any{"pid": r.pid}},
 	}

@@ -17,6 +17,19 @@ import (
 // applications, bounded so a huge list cannot stall the server.
 var searchLimits = platform.TreeLimits{MaxDepth: 64, MaxNodes: 20000, MaxChildren: 1000, Budget: 3 * time.Second}
 
+// budgetWithin shortens a walk's time budget to three quarters of what is left before ctx's
+// deadline: a walk cut by its budget still reports what it saw (and may hold the match), while a
+// walk cut by the deadline reports nothing. The rest is for re-reading the pick and answering.
+func budgetWithin(ctx context.Context, budget time.Duration) time.Duration {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return budget
+	}
+	// A minimum keeps a nearly spent wait from cutting every walk at its root.
+	left := max(time.Until(deadline)*3/4, 50*time.Millisecond)
+	return min(budget, left)
+}
+
 // located is the outcome of one attempt to find an element.
 type located struct {
 	window platform.Window
@@ -56,6 +69,7 @@ func locate(ctx context.Context, d platform.Desktop, target WindowTarget, sel *E
 	// A cell address means a cell on screen, in a sheet: closed menus and hidden pages, which
 	// hold most of an office application's objects, need not be walked.
 	limits.ShowingOnly = len(limits.Cells) > 0
+	limits.Budget = budgetWithin(ctx, limits.Budget)
 	tree, err := d.Tree(ctx, w, limits)
 	if err != nil {
 		return located{window: w}, platformError(err)

@@ -71,15 +71,16 @@ func waitForTool(env *Env) *catalog.Tool {
 			}
 
 			var (
-				last    located
-				lastErr error
+				last     located
+				lastErr  error
+				finished bool // an attempt ran to its end: last says what it saw
 			)
 			check := func(ctx context.Context) (bool, int, error) {
 				l, err := locate(ctx, env.Desktop, in.WindowTarget, in.Element)
 				if err != nil && (ctx.Err() != nil || nearDeadline(ctx)) {
 					return false, l.window.ProcessID, err // cut short by the wait's deadline: keep what was last seen
 				}
-				last, lastErr = l, err
+				last, lastErr, finished = l, err, true
 				if cond == "disappears" && isGone(err) {
 					return true, l.window.ProcessID, nil
 				}
@@ -99,8 +100,12 @@ func waitForTool(env *Env) *catalog.Tool {
 			if err != nil && (!transient(err) || (errors.As(err, &ce) && ce.Code == contract.CodeAppNotResponding)) {
 				return nil, err
 			}
+			seen := lastSeen(last, lastErr, in.Element, in.Format)
+			if !finished {
+				seen = "no attempt finished within the timeout (the application answered too slowly to look at the window once); a longer timeout gives it time"
+			}
 			return nil, contract.Errorf(contract.CodeWaitConditionTimeout, "after %d ms, %s %s: %s",
-				stats.WaitedMs, in.Element, conditionText(cond, in.Text), lastSeen(last, lastErr, in.Element, in.Format))
+				stats.WaitedMs, in.Element, conditionText(cond, in.Text), seen)
 		},
 	})
 }

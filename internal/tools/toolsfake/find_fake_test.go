@@ -156,4 +156,15 @@ func TestWaitFor(t *testing.T) {
 			t.Errorf("windows after a hung call: %+v", ws)
 		}
 	})
+	// A reach run saw "among 0 nodes of window 0" when the only attempt of a wait on a slow
+	// LibreOffice was cut by the timeout: it must say that no attempt finished instead.
+	t.Run("a wait whose every attempt the timeout cut says so", func(t *testing.T) {
+		a.Fake.Hang(pid, true)
+		defer a.Fake.Hang(pid, false)
+		env := a.Call(t, "wait-for", map[string]any{"handle": a.win, "element": map[string]any{"name": "Apply"}, "timeout": 300})
+		fails(t, env, contract.Timeout, contract.CodeWaitConditionTimeout)
+		if d := env.Err().Detail; !strings.Contains(d, "no attempt finished") || strings.Contains(d, "window 0") {
+			t.Errorf("detail %q", d)
+		}
+	})
 }
