@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/errmap"
 	"github.com/mcec/mcec/internal/session"
 )
 
@@ -300,14 +301,7 @@ func asContractError(ctx context.Context, err error) *contract.Error {
 		}
 		return &c
 	}
-	if errors.As(err, &ce) {
-		c := *ce
-		return &c
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return contract.Errorf(contract.CodeAppNotResponding, "the call passed its deadline: %v", err)
-	}
-	return contract.Errorf(contract.CodeUnhandledException, "%v", err)
+	return errmap.ToContract(err, errmap.Tools)
 }
 
 // splitSessionID removes sessionId from the arguments object so tools never see it.

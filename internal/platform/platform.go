@@ -11,7 +11,6 @@ package platform
 
 import (
 	"context"
-	"errors"
 	"image"
 	"time"
 )
@@ -334,34 +333,3 @@ type Node struct {
 
 // StateSet is the set of AT-SPI state names an object reports (e.g. "enabled", "showing").
 type StateSet map[string]bool
-
-// Sentinel errors. Backends wrap them with %w and a detail for people.
-var (
-	ErrWindowNotFound     = errors.New("window not found")
-	ErrWindowClosed       = errors.New("window closed")
-	ErrElementStale       = errors.New("element no longer exists")
-	ErrNoAccessibleTree   = errors.New("application exposes no accessible tree")
-	ErrAppNotResponding   = errors.New("application not responding")
-	ErrElevated           = errors.New("access to the target is denied")
-	ErrDisplayUnavailable = errors.New("display unavailable")
-	ErrAtspiUnavailable   = errors.New("accessibility bus unavailable")
-	ErrCaptureFailed      = errors.New("capture failed")
-	// ErrUnsupported: the object cannot do the requested action (an invalid argument).
-	ErrUnsupported = errors.New("action not supported by the element")
-	// ErrBadRef: a ref that is not in the backend's format (an invalid argument).
-	ErrBadRef = errors.New("malformed element reference")
-	// ErrBadValue: a value the element cannot take (e.g. a non-number for a slider).
-	ErrBadValue = errors.New("value not accepted by the element")
-	// ErrActionFailed: the application refused or failed the action.
-	ErrActionFailed = errors.New("action failed")
-	// ErrNotFocused: focus could not be set on the target.
-	ErrNotFocused = errors.New("focus not set")
-	// ErrForeground: the window manager did not make the window active.
-	ErrForeground = errors.New("window not brought to the foreground")
-	// ErrTreeNotReady: the process carries an accessibility bridge but its application has not
-	// registered on the bus yet (GTK 4 registers seconds after its window maps): retry shortly.
-	ErrTreeNotReady = errors.New("accessible tree not ready yet")
-	// ErrFrameAmbiguous: the window's process has several accessible frames and nothing tells
-	// which one is the window's.
-	ErrFrameAmbiguous = errors.New("accessible frame of the window is ambiguous")
-)

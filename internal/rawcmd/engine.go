@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/errmap"
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
 )
@@ -771,24 +772,8 @@ func (e *Engine) callTool(ctx context.Context, s *step, res *Result) (string, er
 	return string(b), nil
 }
 
-// asContractError maps a step's failure onto the contract. Contract errors pass; a platform
-// refusal of the arguments is bad-arguments.
+// asContractError maps a step's failure onto the contract (internal/errmap, the tools' mapping
+// with the raw commands' reading of a deadline and a cancellation).
 func asContractError(err error) *contract.Error {
-	var ce *contract.Error
-	if errors.As(err, &ce) {
-		c := *ce
-		return &c
-	}
-	code := contract.CodeUnhandledException
-	switch {
-	case errors.Is(err, platform.ErrUnsupported), errors.Is(err, platform.ErrBadValue):
-		code = contract.CodeBadArguments
-	case errors.Is(err, platform.ErrDisplayUnavailable):
-		code = contract.CodeDisplayUnavailable
-	case errors.Is(err, context.Canceled):
-		code = contract.CodeCommandDropped
-	case errors.Is(err, context.DeadlineExceeded):
-		code = contract.CodeSendCommandTimeout
-	}
-	return contract.Errorf(code, "%v", err)
+	return errmap.ToContract(err, errmap.RawCommands)
 }
