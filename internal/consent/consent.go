@@ -25,7 +25,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcec/mcec/contract"
-	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/inputgate"
 )
 
@@ -139,15 +138,6 @@ func (b *Broker) Pending() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.pending != nil
-}
-
-// Check is the dispatcher's consent freeze (dispatch.Check): while a question is open only
-// read-only tools are served.
-func (b *Broker) Check(_ context.Context, tool *catalog.Tool) error {
-	if tool.Annotations.ReadOnly {
-		return nil
-	}
-	return b.Frozen(tool.Name)
 }
 
 // Frozen is consent-pending while a question is open, naming what was refused; nil otherwise.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract"
-	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/inputgate"
 )
 
@@ -242,14 +241,10 @@ func TestTimeoutFreezeAndGate(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the question never reached the prompter")
 	}
-	// While open: actuation frozen, observation served, a second request refused, the gate held.
-	act := &catalog.Tool{Name: "click", Annotations: catalog.Annotations{Destructive: true}}
-	look := &catalog.Tool{Name: "windows", Annotations: catalog.Annotations{ReadOnly: true}}
-	if err := b.Check(ctx, act); codeOf(err) != contract.CodeConsentPending {
+	// While open: actuation frozen (what observes passes the freeze in internal/admission), a
+	// second request refused, the gate held.
+	if err := b.Frozen("click"); codeOf(err) != contract.CodeConsentPending || !strings.Contains(err.Error(), "click") {
 		t.Errorf("click while pending: %v", err)
-	}
-	if err := b.Check(ctx, look); err != nil {
-		t.Errorf("windows while pending: %v", err)
 	}
 	if _, err := b.Request(ctx, []string{"keysym"}, "also", "s"); codeOf(err) != contract.CodeConsentPending {
 		t.Errorf("second request: %v", err)
@@ -267,7 +262,7 @@ func TestTimeoutFreezeAndGate(t *testing.T) {
 	if err := b.Answer(q.ID, Grant); !errors.Is(err, ErrClosed) {
 		t.Errorf("late answer: %v", err)
 	}
-	if len(f.granted) != 0 || b.Pending() || b.Check(ctx, act) != nil {
+	if len(f.granted) != 0 || b.Pending() || b.Frozen("click") != nil {
 		t.Error("state after timeout")
 	}
 	hctx, hcancel = context.WithTimeout(ctx, 10*time.Second)

@@ -44,7 +44,7 @@ func (d *Daemon) newCommands(cfg CommandsConfig, gate *inputgate.Gate) *rawcmd.E
 	}
 	return rawcmd.New(rawcmd.Options{Desktop: d.Desktop, Gate: gate, Log: d.log, Version: BuildVersion(),
 		StartProcess: d.StartProcess, File: file, Poll: cfg.Poll, Wait: cfg.Wait, KnownKey: x11.KnownKey,
-		Allow: d.allowRawStopped, Audit: d.Policy.AuditRaw})
+		Allow: d.Admission.AdmitRaw, Audit: d.Policy.AuditRaw})
 }
 
 // dispatchTools lets raw commands call the agent tools by name, through the one dispatcher path.

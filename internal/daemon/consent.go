@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"github.com/mcec/mcec/internal/consent"
-	"github.com/mcec/mcec/internal/rawcmd"
 	"github.com/mcec/mcec/internal/safety"
 )
 
@@ -23,16 +22,3 @@ func (c consentCommands) State(name string) consent.State {
 }
 
 func (c consentCommands) Grant(names []string) { c.d.Policy.Grant(names) }
-
-// allowRaw is the raw command engine's gate: the consent freeze, then the policy (the order of
-// the dispatcher's checks and guard). While the operator is being asked, raw commands that act
-// (input, program starts) are refused at once; input would wait on the input gate, which the
-// broker holds, anyway.
-func (d *Daemon) allowRaw(e *rawcmd.Entry) error {
-	if d.Consent != nil && e.Kind != rawcmd.EntryMeta && (e.Kind != rawcmd.EntryPrefix || e.Name != "pause:") {
-		if err := d.Consent.Frozen(e.Name); err != nil {
-			return err
-		}
-	}
-	return d.Policy.AllowRaw(e)
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcec/mcec/internal/a11yenv"
+	"github.com/mcec/mcec/internal/admission"
 	"github.com/mcec/mcec/internal/agentguide"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/consent"
@@ -92,6 +93,9 @@ type Daemon struct {
 	Gate *inputgate.Gate
 	// Policy is the live command gate and the audit log (internal/safety).
 	Policy *safety.Policy
+	// Admission is the one chain tool calls and raw commands pass before they run: the
+	// emergency stop, the consent freeze, the policy (internal/admission).
+	Admission *admission.Chain
 	// Provision starts isolated instances; nil unless the operator allowed provisioning.
 	Provision *provision.Manager
 	// Control is the operator's local control socket; operator-only operations register on it.
@@ -181,14 +185,14 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		}
 	}
 	d.Stop = d.newEmergencyStop()
+	d.Admission = admission.New(d.Stop, d.Consent, d.Policy)
 	d.Commands = d.newCommands(cfg.Commands, d.Gate)
 	tools.Register(cat, &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,
 		Gate: d.Gate, StartProcess: d.StartProcess, Recordings: d.recordings, Commands: d.Commands,
 		Access: func() any { return d.CommandAccess() }, Provision: d.Provision, Consent: d.Consent, Stop: d.Stop})
 	d.Dispatcher = dispatch.New(cat, d.Sessions, log)
-	d.Dispatcher.SetGuard(d.Policy)
-	d.Dispatcher.AddCheck(func(_ context.Context, t *catalog.Tool) error { return d.Stop.Check(t.Name) }) // first: a stop wins
-	d.Dispatcher.AddCheck(d.Consent.Check)
+	d.Dispatcher.SetAdmission(d.Admission)
+	d.Dispatcher.SetAudit(d.Policy)
 	mode := "attached"
 	if d.Private != nil {
 		mode = "private"

@@ -85,6 +85,7 @@ var rules = map[string]rule{
 	"internal/inputgate":             {bans: everything},
 	"internal/rawcmd":                {only: []string{"contract", "internal/errmap", "internal/inputgate", "internal/platform"}},
 	"internal/errmap":                {only: []string{"contract"}},
+	"internal/admission":             {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/safety", "internal/consent", "internal/estop", "internal/daemon", "internal/cli"}},
 	"internal/provision":             {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
 	"internal/recorder":              {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
 	"internal/ocr":                   {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},

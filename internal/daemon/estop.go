@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/internal/estop"
-	"github.com/mcec/mcec/internal/rawcmd"
 	"github.com/mcec/mcec/internal/safety"
 )
 
@@ -94,12 +93,4 @@ func (d *Daemon) wireEmergencyStop(ctx context.Context, cfg safety.EmergencyStop
 type StopAnswer struct {
 	Rearmed bool         `json:"rearmed"`
 	Status  estop.Status `json:"emergencyStop"`
-}
-
-// allowRawStopped refuses raw commands while stopped, before the other gates.
-func (d *Daemon) allowRawStopped(e *rawcmd.Entry) error {
-	if err := d.Stop.Err(); err != nil {
-		return err
-	}
-	return d.allowRaw(e)
 }

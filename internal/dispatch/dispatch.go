@@ -56,8 +56,8 @@ type Dispatcher struct {
 	sessions *session.Store
 	log      *slog.Logger
 	observer Observer
-	guard    Guard
-	checks   []Check
+	audit    Observer
+	admit    Admission
 
 	life     context.Context // ends, with ErrShuttingDown as its cause, at Shutdown
 	stop     context.CancelCauseFunc
@@ -90,25 +90,20 @@ type Observer interface {
 // SetObserver installs o (nil removes it). Call it before serving.
 func (d *Dispatcher) SetObserver(o Observer) { d.observer = o }
 
-// Guard is the safety middleware (internal/safety): Allow is asked before anything of a call
-// runs, and a refusal (a *contract.Error) becomes the envelope without the handler ever being
-// called; CallFinished sees every finished call, refused or not, for the audit log. Gating here,
-// once, means no tool and no transport can forget it.
-type Guard interface {
-	Allow(ctx context.Context, tool string) error
-	Observer
+// Admission judges a call before anything of it runs (internal/admission: the emergency stop,
+// the consent freeze, the operator's policy, in that order, the same chain raw commands pass).
+// A refusal (a *contract.Error) becomes the envelope without the handler ever being called.
+// Judging here, once, means no tool and no transport can forget it.
+type Admission interface {
+	Admit(ctx context.Context, tool *catalog.Tool) error
 }
 
-// SetGuard installs g (nil removes it). Call it before serving.
-func (d *Dispatcher) SetGuard(g Guard) { d.guard = g }
+// SetAdmission installs a (nil admits everything). Call it before serving.
+func (d *Dispatcher) SetAdmission(a Admission) { d.admit = a }
 
-// Check is a gate asked before the Guard, in the order added: the emergency-stop latch and the
-// consent freeze refuse calls with a *contract.Error (refusals whatever the tool); nil lets the
-// call through. Unlike the Guard's Allow it sees the tool's descriptor (its annotations).
-type Check func(ctx context.Context, tool *catalog.Tool) error
-
-// AddCheck appends c to the checks. Call it before serving.
-func (d *Dispatcher) AddCheck(c Check) { d.checks = append(d.checks, c) }
+// SetAudit installs the audit log's observer (internal/safety), told about every finished call,
+// refused or not, before the evidence observer. Call it before serving.
+func (d *Dispatcher) SetAudit(o Observer) { d.audit = o }
 
 // New returns a dispatcher over a built catalog and a session store.
 func New(cat *catalog.Catalog, sessions *session.Store, log *slog.Logger) *Dispatcher {
@@ -215,22 +210,17 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 	return out, nil
 }
 
-// allow asks the checks, then the guard; the first refusal wins.
+// allow asks the admission chain.
 func (d *Dispatcher) allow(ctx context.Context, tool *catalog.Tool) error {
-	for _, c := range d.checks {
-		if err := c(ctx, tool); err != nil {
-			return err
-		}
+	if d.admit == nil {
+		return nil
 	}
-	if d.guard != nil {
-		return d.guard.Allow(ctx, tool.Name)
-	}
-	return nil
+	return d.admit.Admit(ctx, tool)
 }
 
 // notify hands a finished call to the observer; a panicking observer never fails the call.
 func (d *Dispatcher) notify(ctx context.Context, f Finished) {
-	for _, o := range []Observer{d.guard, d.observer} {
+	for _, o := range []Observer{d.audit, d.observer} {
 		if o != nil {
 			d.notifyOne(ctx, o, f)
 		}

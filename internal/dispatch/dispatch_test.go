@@ -129,41 +129,23 @@ func TestUnknownToolIsAProtocolFault(t *testing.T) {
 	}
 }
 
-// refuseAll is a Guard that refuses every tool and counts what it was asked.
-type refuseAll struct{ asked []string }
+// admitFunc adapts a function to Admission.
+type admitFunc func(ctx context.Context, tool *catalog.Tool) error
 
-func (g *refuseAll) Allow(_ context.Context, tool string) error {
-	g.asked = append(g.asked, tool)
-	return contract.Errorf(contract.CodeCommandDisabled, "refused")
-}
-func (g *refuseAll) CallFinished(context.Context, Finished) {}
+func (f admitFunc) Admit(ctx context.Context, tool *catalog.Tool) error { return f(ctx, tool) }
 
-func TestChecksRunBeforeTheGuardAndTheHandler(t *testing.T) {
+func TestAdmissionRunsBeforeTheHandler(t *testing.T) {
 	d := New(fakeCatalog(), session.NewStore(session.Options{Root: t.TempDir()}), nil)
-	guard := &refuseAll{}
-	d.SetGuard(guard)
-	stopped := true
 	var seen []string
-	d.AddCheck(func(_ context.Context, tool *catalog.Tool) error {
+	d.SetAdmission(admitFunc(func(_ context.Context, tool *catalog.Tool) error {
 		seen = append(seen, tool.Name)
-		if stopped {
-			return contract.Errorf(contract.CodeEmergencyStopped, "stopped")
-		}
-		return nil
-	})
+		return contract.Errorf(contract.CodeEmergencyStopped, "stopped")
+	}))
 	env, _ := call(t, d, "boom", `{}`) // the handler would panic: it must never run
 	if env.OK() || env.Err().Code != contract.CodeEmergencyStopped {
 		t.Fatalf("want emergency-stopped, got %+v", env.Err())
 	}
-	if len(guard.asked) != 0 {
-		t.Errorf("the guard was asked after a check refused: %v", guard.asked)
-	}
-	stopped = false
-	env, _ = call(t, d, "observe", `{}`)
-	if env.OK() || env.Err().Code != contract.CodeCommandDisabled {
-		t.Fatalf("a passing check must leave the guard's word: %+v", env.Err())
-	}
-	if strings.Join(seen, ",") != "boom,observe" {
-		t.Errorf("checks saw %v", seen)
+	if strings.Join(seen, ",") != "boom" {
+		t.Errorf("admission saw %v", seen)
 	}
 }

@@ -357,3 +357,16 @@ func (t *Table) expand(p *plan, line string, known func(string) bool, stack []st
 	p.steps = append(p.steps, s)
 	return nil
 }
+
+// Acts reports whether the entry types, clicks or starts a program: what the consent freeze and
+// the operator's policy judge. Meta commands and pause: only observe or wait; macros and tool
+// calls are containers whose leaves are judged themselves.
+func (e *Entry) Acts() bool {
+	switch e.Kind {
+	case EntryProgram, EntryChord, EntryKeysym:
+		return true
+	case EntryPrefix:
+		return e.Name != "pause:"
+	}
+	return false
+}

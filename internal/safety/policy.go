@@ -82,17 +82,13 @@ const (
 )
 
 func classifyRaw(e *rawcmd.Entry) rawClass {
-	switch e.Kind {
-	case rawcmd.EntryProgram:
+	switch {
+	case !e.Acts():
+		return rawHarmless
+	case e.Kind == rawcmd.EntryProgram:
 		return rawProgram
-	case rawcmd.EntryChord, rawcmd.EntryKeysym:
-		return rawInput
-	case rawcmd.EntryPrefix:
-		if e.Name != "pause:" {
-			return rawInput
-		}
 	}
-	return rawHarmless
+	return rawInput
 }
 
 // AllowRaw is the raw command engine's gate, asked for every leaf of a resolved command that

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/admission"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/rawcmd"
@@ -138,7 +139,8 @@ func newRig(t *testing.T, s Settings, private bool) *rig {
 	}
 	r.p = NewPolicy(s, private, slog.New(slog.NewTextHandler(r.log, nil)))
 	r.d = dispatch.New(cat, session.NewStore(session.Options{Root: t.TempDir()}), nil)
-	r.d.SetGuard(r.p)
+	r.d.SetAdmission(admission.New(nil, nil, r.p))
+	r.d.SetAudit(r.p)
 	return r
 }
 

@@ -1,0 +1,82 @@
+// Package admission is the one ordered chain a request passes before anything of it runs: the
+// operator's emergency stop, then the consent freeze, then the operator's policy. The dispatcher
+// asks it for every tool call and the raw command engine for every raw command, so the order
+// and its exceptions (the stop's status tool, what only observes) are written once.
+package admission
+
+import (
+	"context"
+
+	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/rawcmd"
+)
+
+// Stop is the emergency stop (estop.Latch): Check refuses a tool call while stopped (its own
+// status tool aside), Err refuses anything else.
+type Stop interface {
+	Check(tool string) error
+	Err() error
+}
+
+// Freeze is the consent broker (consent.Broker): while the operator is being asked, whatever
+// acts is refused with what names it.
+type Freeze interface {
+	Frozen(what string) error
+}
+
+// Policy is the operator's policy (safety.Policy) over tools and raw commands.
+type Policy interface {
+	Allow(ctx context.Context, tool string) error
+	AllowRaw(e *rawcmd.Entry) error
+}
+
+// Chain asks its stages in order; the first refusal wins. A nil stage is skipped (tests, a
+// server built without consent).
+type Chain struct {
+	stop   Stop
+	freeze Freeze
+	policy Policy
+}
+
+// New returns the chain stop → freeze → policy; the order is the chain's, not the caller's.
+func New(stop Stop, freeze Freeze, policy Policy) *Chain {
+	return &Chain{stop: stop, freeze: freeze, policy: policy}
+}
+
+// Admit judges a tool call (dispatch.Admission). Read-only tools pass the consent freeze:
+// observation stays served while the operator is asked.
+func (c *Chain) Admit(ctx context.Context, tool *catalog.Tool) error {
+	if c.stop != nil {
+		if err := c.stop.Check(tool.Name); err != nil {
+			return err
+		}
+	}
+	if c.freeze != nil && !tool.Annotations.ReadOnly {
+		if err := c.freeze.Frozen(tool.Name); err != nil {
+			return err
+		}
+	}
+	if c.policy != nil {
+		return c.policy.Allow(ctx, tool.Name)
+	}
+	return nil
+}
+
+// AdmitRaw judges one leaf of a raw command (rawcmd.Options.Allow). Commands that neither type,
+// click nor start programs (meta commands, pause:) pass the consent freeze.
+func (c *Chain) AdmitRaw(e *rawcmd.Entry) error {
+	if c.stop != nil {
+		if err := c.stop.Err(); err != nil {
+			return err
+		}
+	}
+	if c.freeze != nil && e.Acts() {
+		if err := c.freeze.Frozen(e.Name); err != nil {
+			return err
+		}
+	}
+	if c.policy != nil {
+		return c.policy.AllowRaw(e)
+	}
+	return nil
+}
