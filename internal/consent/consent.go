@@ -25,7 +25,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcec/mcec/contract"
-	"github.com/mcec/mcec/internal/inputgate"
 )
 
 // Limits (PRODUCT.md §8).
@@ -77,8 +76,9 @@ type Question struct {
 // Options configure a Broker.
 type Options struct {
 	Commands Commands
-	// Gate is the input gate, held while a question is open.
-	Gate *inputgate.Gate
+	// Gate is the input gate (inputgate.Gate), held while a question is open so no gesture
+	// runs; nil: nothing to hold.
+	Gate Freezer
 	// Timeout is how long a request waits for the operator (0: DefaultTimeout).
 	Timeout time.Duration
 	Log     *slog.Logger
@@ -113,13 +113,15 @@ type pending struct {
 	answered  bool
 }
 
+// Freezer keeps every gesture out while it is held (inputgate.Gate.Freeze).
+type Freezer interface {
+	Freeze(ctx context.Context) (release func(), err error)
+}
+
 // New returns a broker.
 func New(opts Options) *Broker {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
-	}
-	if opts.Gate == nil {
-		opts.Gate = inputgate.New()
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -199,11 +201,13 @@ func (b *Broker) Request(ctx context.Context, names []string, reason, session st
 	defer b.close(p)
 	// Hold the input gate before anyone sees the question: a gesture in flight finishes first,
 	// and from then on no raw command can type into the operator's terminal or prompt.
-	release, err := b.opts.Gate.Hold(ctx)
-	if err != nil {
-		return Outcome{}, b.waitErr(ctx, err)
+	if b.opts.Gate != nil {
+		release, err := b.opts.Gate.Freeze(ctx)
+		if err != nil {
+			return Outcome{}, b.waitErr(ctx, err)
+		}
+		defer release()
 	}
-	defer release()
 	b.mu.Lock()
 	p.published = true
 	b.notifyLocked()

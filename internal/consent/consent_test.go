@@ -49,7 +49,7 @@ func codeOf(err error) contract.Code {
 
 func newBroker(timeout time.Duration) (*Broker, *fakeCommands, *inputgate.Gate) {
 	f := &fakeCommands{}
-	g := inputgate.New()
+	g := inputgate.New(nil, nil)
 	return New(Options{Commands: f, Gate: g, Timeout: timeout}), f, g
 }
 
@@ -250,7 +250,7 @@ func TestTimeoutFreezeAndGate(t *testing.T) {
 		t.Errorf("second request: %v", err)
 	}
 	hctx, hcancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	if rel, err := gate.Hold(hctx); err == nil {
+	if rel, err := gate.Freeze(hctx); err == nil {
 		rel()
 		t.Error("the input gate was free while the question was open")
 	}
@@ -267,7 +267,7 @@ func TestTimeoutFreezeAndGate(t *testing.T) {
 	}
 	hctx, hcancel = context.WithTimeout(ctx, 10*time.Second)
 	defer hcancel()
-	rel, err := gate.Hold(hctx)
+	rel, err := gate.Freeze(hctx)
 	if err != nil {
 		t.Fatal("the gate was not released")
 	}

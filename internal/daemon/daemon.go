@@ -171,7 +171,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.Sessions = session.NewStore(session.Options{Root: dir})
 	cat := catalog.New()
 	d.recordings = recorder.NewManager(recorder.DefaultLimits)
-	d.Gate = inputgate.New()
+	// The stop first: the input gate's holds run under it.
+	d.Stop = d.newEmergencyStop()
+	d.Gate = inputgate.New(d.Desktop.Input(), d.Stop)
 	d.Policy = safety.NewPolicy(cfg.Safety, d.Private != nil, log)
 	d.Consent = consent.New(consent.Options{Commands: consentCommands{d}, Gate: d.Gate, Timeout: cfg.ConsentTimeout, Log: log})
 	if cfg.Safety.Provisioning {
@@ -184,7 +186,6 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 			return nil, err
 		}
 	}
-	d.Stop = d.newEmergencyStop()
 	d.Admission = admission.New(d.Stop, d.Consent, d.Policy)
 	d.Commands = d.newCommands(cfg.Commands, d.Gate)
 	tools.Register(cat, &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,

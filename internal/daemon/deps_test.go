@@ -82,7 +82,7 @@ var rules = map[string]rule{
 	"internal/safety":                {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
 	"internal/consent":               {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
 	"internal/estop":                 {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"}},
-	"internal/inputgate":             {bans: everything},
+	"internal/inputgate":             {only: []string{"contract", "internal/platform"}},
 	"internal/rawcmd":                {only: []string{"contract", "internal/errmap", "internal/inputgate", "internal/platform"}},
 	"internal/errmap":                {only: []string{"contract"}},
 	"internal/admission":             {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/safety", "internal/consent", "internal/estop", "internal/daemon", "internal/cli"}},

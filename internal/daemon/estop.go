@@ -33,9 +33,9 @@ func (d *Daemon) emergencyCleanup(how string) {
 	var held []string
 	if d.Gate != nil && d.Desktop != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupLimit)
-		if release, err := d.Gate.Hold(ctx); err == nil {
-			held, _ = d.Desktop.Input().Held(ctx)
-			release()
+		if h, err := d.Gate.Cleanup(ctx); err == nil {
+			held, _ = h.Input().Held(ctx)
+			h.Release()
 		} else {
 			d.log.Warn("emergency stop: the input gate stayed busy", "err", err)
 		}

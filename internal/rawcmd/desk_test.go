@@ -279,7 +279,7 @@ func TestQueueUnderLoad(t *testing.T) {
 	r.send("ctrl-a")
 	r.send("BackSpace")
 	r.waitText("")
-	hold, err := r.d.Gate.Hold(context.Background())
+	hold, err := r.d.Gate.Freeze(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,9 +53,18 @@ type Tools interface {
 	Call(ctx context.Context, name string, args json.RawMessage) (contract.Envelope, error)
 }
 
+// Screen is what the engine reads of the desktop (platform.Desktop has it).
+type Screen interface {
+	Displays(ctx context.Context) (platform.Displays, error)
+}
+
 // Options configure an Engine. Zero values take the defaults.
 type Options struct {
-	Desktop platform.Desktop
+	// Desktop answers the questions commands ask (the screen's size for mouse:); it cannot
+	// send input, which goes through Gate alone.
+	Desktop Screen
+	// Gate is the only way to input (its holds run under the emergency stop); nil: none, and
+	// input commands fail display-unavailable.
 	Gate    *inputgate.Gate
 	Log     *slog.Logger
 	Version string
@@ -185,7 +194,7 @@ func New(opts Options) *Engine {
 		opts.MaxPending = MaxPending
 	}
 	if opts.Gate == nil {
-		opts.Gate = inputgate.New()
+		opts.Gate = inputgate.New(nil, nil) // no way to input: input commands fail display-unavailable
 	}
 	e := &Engine{opts: opts, log: opts.Log, wake: make(chan struct{}, 1), releaseReq: make(chan struct{}, 1)}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
@@ -500,15 +509,15 @@ func (e *Engine) runStep(s *step, res *Result) (string, error) {
 	ctx, cancel := context.WithTimeout(e.runCtx, stepLimit)
 	defer cancel()
 	if s.needsInput() {
-		if e.opts.Desktop == nil {
-			return "", contract.Errorf(contract.CodeDisplayUnavailable, "no desktop to send input to")
-		}
-		release, err := e.opts.Gate.Hold(ctx)
+		h, err := e.opts.Gate.Gesture(ctx)
 		if err != nil {
 			return "", err
 		}
-		defer release()
-		return "", e.input(ctx, s)
+		defer h.Release()
+		if h.Input() == nil {
+			return "", contract.Errorf(contract.CodeDisplayUnavailable, "no desktop to send input to")
+		}
+		return "", h.Stopped(e.input(h.Context(), h.Input(), s))
 	}
 	switch s.entry.Kind {
 	case EntryPrefix: // pause:
@@ -530,8 +539,7 @@ func (e *Engine) runStep(s *step, res *Result) (string, error) {
 	return "", contract.Errorf(contract.CodeUnhandledException, "no runner for %s", s.entry.Name)
 }
 
-func (e *Engine) input(ctx context.Context, s *step) error {
-	in := e.opts.Desktop.Input()
+func (e *Engine) input(ctx context.Context, in platform.Input, s *step) error {
 	switch s.cmd.Kind {
 	case KindChars:
 		return in.Type(ctx, s.cmd.Text)
@@ -636,15 +644,21 @@ func (e *Engine) releaseOwner(owner uint64) {
 
 // release lets go of items, newest first, on a fresh context.
 func (e *Engine) release(items []heldItem, why string) {
-	if len(items) == 0 || e.opts.Desktop == nil {
+	if len(items) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseLimit)
 	defer cancel()
-	if release, err := e.opts.Gate.Hold(ctx); err == nil {
-		defer release()
+	h, err := e.opts.Gate.Cleanup(ctx)
+	if err != nil {
+		e.log.Warn("releasing held input: the input gate stayed busy", "reason", why, "err", err)
+		return
 	}
-	in := e.opts.Desktop.Input()
+	defer h.Release()
+	in := h.Input()
+	if in == nil {
+		return
+	}
 	var names []string
 	for i := len(items) - 1; i >= 0; i-- {
 		h := items[i]

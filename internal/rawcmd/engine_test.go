@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
@@ -22,6 +23,7 @@ func known(name string) bool {
 func newEngine(t *testing.T, f *fakeDesktop, opts Options) *Engine {
 	t.Helper()
 	opts.Desktop = f
+	opts.Gate = inputgate.New(f.Input(), nil)
 	opts.KnownKey = known
 	opts.Version = "test"
 	e := New(opts)
@@ -238,7 +240,7 @@ func TestRunTimeout(t *testing.T) {
 
 func TestCloseReleasesHeld(t *testing.T) {
 	f := newFake()
-	e := New(Options{Desktop: f, KnownKey: known})
+	e := New(Options{Desktop: f, Gate: inputgate.New(f.Input(), nil), KnownKey: known})
 	e.Start(nil)
 	ctx := context.Background()
 	for _, l := range []string{"shiftdown:ctrl,shift", "mouse:down", "shiftup:shift"} {

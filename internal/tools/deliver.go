@@ -266,8 +266,8 @@ func clickElement(ctx context.Context, env *Env, n *platform.Node, s inputSpot) 
 	if !enabledNode(n) {
 		return delivery{}, contract.Errorf(contract.CodeInvokeFaulted, "clicking %s would do nothing: it is disabled", describeNode(n))
 	}
-	err := gesture(ctx, env, s.window, func(ctx context.Context) error {
-		return env.Desktop.Input().Click(ctx, s.at, platform.ButtonLeft, 1)
+	err := gesture(ctx, env, s.window, func(ctx context.Context, in platform.Input) error {
+		return in.Click(ctx, s.at, platform.ButtonLeft, 1)
 	})
 	if err != nil {
 		return delivery{}, err
@@ -441,8 +441,7 @@ func typeValue(ctx context.Context, env *Env, l located, s inputSpot, text strin
 	if !enabledNode(n) {
 		return delivery{}, contract.Errorf(contract.CodeInvokeFaulted, "setvalue on %s failed: it is disabled", describeNode(n))
 	}
-	err := gesture(ctx, env, s.window, func(ctx context.Context) error {
-		in := env.Desktop.Input()
+	err := gesture(ctx, env, s.window, func(ctx context.Context, in platform.Input) error {
 		if err := in.Click(ctx, s.at, platform.ButtonLeft, 1); err != nil {
 			return err
 		}

@@ -203,8 +203,8 @@ func chooseComboEntry(ctx context.Context, env *Env, l located, byRef bool, ce *
 		return delivery{}, contract.Errorf(contract.CodeInvokeFaulted, "choosing %s would do nothing: it is disabled", describeNode(n))
 	}
 	w := freshWindow(ctx, env, l.window)
-	if err := gesture(ctx, env, w, func(ctx context.Context) error {
-		return env.Desktop.Input().Click(ctx, at, platform.ButtonLeft, 1)
+	if err := gesture(ctx, env, w, func(ctx context.Context, in platform.Input) error {
+		return in.Click(ctx, at, platform.ButtonLeft, 1)
 	}); err != nil {
 		return delivery{}, err
 	}
@@ -225,9 +225,9 @@ func freshWindow(ctx context.Context, env *Env, w platform.Window) platform.Wind
 
 // pressKeys presses each key (a keysym name) in turn through the input gate.
 func pressKeys(ctx context.Context, env *Env, w platform.Window, keys ...string) error {
-	return gesture(ctx, env, freshWindow(ctx, env, w), func(ctx context.Context) error {
+	return gesture(ctx, env, freshWindow(ctx, env, w), func(ctx context.Context, in platform.Input) error {
 		for _, k := range keys {
-			if err := env.Desktop.Input().Chord(ctx, k); err != nil {
+			if err := in.Chord(ctx, k); err != nil {
 				return err
 			}
 		}

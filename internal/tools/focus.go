@@ -60,11 +60,11 @@ func focusTool(env *Env) *catalog.Tool {
 			obs := watchAction(ctx, env.Desktop, w, ref)
 			// The gesture raises the window (activates it) before anything else, under the input
 			// gate and the emergency stop's context.
-			err = gesture(ctx, env, platform.Window{Handle: w.Handle}, func(ctx context.Context) error {
+			err = gesture(ctx, env, platform.Window{Handle: w.Handle}, func(ctx context.Context, hands platform.Input) error {
 				if in.At == nil {
 					return nil
 				}
-				return env.Desktop.Input().Click(ctx, p, platform.ButtonLeft, 1)
+				return hands.Click(ctx, p, platform.ButtonLeft, 1)
 			})
 			if err != nil {
 				obs.stop()

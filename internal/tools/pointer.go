@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
-	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -143,32 +142,20 @@ func focusHeldByOwn(ctx context.Context, env *Env, w platform.Window) bool {
 }
 
 // gesture runs one input gesture under the input gate, after raising the target window (when
-// there is one) so the gesture cannot land on whatever covers it. do gets a context that the
-// emergency stop cancels: the gesture aborts and releases what it pressed.
-func gesture(ctx context.Context, env *Env, w platform.Window, do func(ctx context.Context) error) error {
-	if env.Stop != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = env.Stop.Gesture(ctx)
-		defer cancel()
-	}
-	stopped := func(err error) error {
-		if errors.Is(context.Cause(ctx), estop.ErrStopped) {
-			if serr := env.Stop.Err(); serr != nil {
-				return serr
-			}
-		}
-		return err
-	}
-	release, err := env.Gate.Hold(ctx)
+// there is one) so the gesture cannot land on whatever covers it. The gate's hold is the only way
+// to input, and its context is cancelled by the emergency stop: do aborts and releases what it
+// pressed, and the call fails emergency-stopped.
+func gesture(ctx context.Context, env *Env, w platform.Window, do func(ctx context.Context, in platform.Input) error) error {
+	h, err := env.Gate.Gesture(ctx)
 	if err != nil {
-		return stopped(platformError(err))
+		return platformError(err)
 	}
-	defer release()
-	if err := raise(ctx, env, w); err != nil {
-		return stopped(err)
+	defer h.Release()
+	if err := raise(h.Context(), env, w); err != nil {
+		return h.Stopped(err)
 	}
-	if err := do(ctx); err != nil {
-		return stopped(platformError(err))
+	if err := do(h.Context(), h.Input()); err != nil {
+		return h.Stopped(platformError(err))
 	}
 	return nil
 }
@@ -227,7 +214,7 @@ func clickTool(env *Env) *catalog.Tool {
 				return nil, err
 			}
 			obs := watchPointer(ctx, env, w, p, ref)
-			if err := gesture(ctx, env, w, func(ctx context.Context) error { return env.Desktop.Input().Click(ctx, p, button, count) }); err != nil {
+			if err := gesture(ctx, env, w, func(ctx context.Context, in platform.Input) error { return in.Click(ctx, p, button, count) }); err != nil {
 				obs.stop()
 				return nil, err
 			}
@@ -326,7 +313,7 @@ func dragTool(env *Env) *catalog.Tool {
 			}
 			path = append(path, to)
 			obs := watchPointer(ctx, env, w, from, ref)
-			if err := gesture(ctx, env, w, func(ctx context.Context) error { return env.Desktop.Input().Drag(ctx, path, button) }); err != nil {
+			if err := gesture(ctx, env, w, func(ctx context.Context, in platform.Input) error { return in.Drag(ctx, path, button) }); err != nil {
 				obs.stop()
 				return nil, err
 			}

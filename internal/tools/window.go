@@ -88,7 +88,7 @@ func windowTool(env *Env) *catalog.Tool {
 			obs := watchAction(ctx, env.Desktop, platform.Window{Handle: w.Handle}, "")
 			// Under the input gate and the emergency stop's context (a trip ends an animation),
 			// without raising: a move or a minimize needs no focus.
-			err = gesture(ctx, env, platform.Window{}, func(ctx context.Context) error {
+			err = gesture(ctx, env, platform.Window{}, func(ctx context.Context, _ platform.Input) error {
 				for _, step := range steps(w, op, in.Animate) {
 					if err := env.Desktop.WindowOp(ctx, w.Handle, step); err != nil {
 						return windowOpError(err, w)

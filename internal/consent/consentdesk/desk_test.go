@@ -213,7 +213,7 @@ func TestConsentTerminal(t *testing.T) {
 			t.Errorf("raw typing while pending: %v", err)
 		}
 		hctx, hcancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		if release, err := d.Gate.Hold(hctx); err == nil {
+		if release, err := d.Gate.Freeze(hctx); err == nil {
 			release()
 			t.Error("the input gate was free while the prompt was open")
 		}

@@ -128,7 +128,7 @@ func NewBare(t testing.TB, opts fake.Options) *Bare {
 	b := &Bare{Fake: fake.New(opts), Root: t.TempDir()}
 	b.Sessions = session.NewStore(session.Options{Root: b.Root})
 	cat := catalog.New()
-	tools.Register(cat, &tools.Env{Desktop: b.Fake, Sessions: b.Sessions, Gate: inputgate.New()})
+	tools.Register(cat, &tools.Env{Desktop: b.Fake, Sessions: b.Sessions, Gate: inputgate.New(b.Fake.Input(), nil)})
 	b.Dispatcher = dispatch.New(cat, b.Sessions, nil)
 	t.Cleanup(func() { _ = b.Fake.Close() })
 	return b
