@@ -62,7 +62,7 @@ func (c *Chain) Admit(ctx context.Context, tool *catalog.Tool) error {
 	return nil
 }
 
-// AdmitRaw judges one leaf of a raw command (rawcmd.Options.Allow). Commands that neither type,
+// AdmitRaw judges one leaf of a raw command (queue.Options.Allow). Commands that neither type,
 // click nor start programs (meta commands, pause:) pass the consent freeze.
 func (c *Chain) AdmitRaw(e *rawcmd.Entry) error {
 	if c.stop != nil {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/mcec/mcec/internal/daemon"
-	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/transport/line"
 )
 
 // checkTCPFlags validates --tcp-port and --tcp-bind before anything starts.
@@ -36,8 +36,8 @@ func startLineServer(d *daemon.Daemon, o *serveOptions, log *slog.Logger, stderr
 	if !o.tcp {
 		return func() {}, nil
 	}
-	srv, err := rawcmd.Listen(net.JoinHostPort(o.tcpBind, strconv.Itoa(o.tcpPort)), d.Commands,
-		rawcmd.ServerOptions{Log: log, Exit: exit})
+	srv, err := line.Listen(net.JoinHostPort(o.tcpBind, strconv.Itoa(o.tcpPort)), d.LineCommands(),
+		line.ServerOptions{Log: log, Exit: exit})
 	if err != nil {
 		return nil, fmt.Errorf("line protocol: %w", err)
 	}

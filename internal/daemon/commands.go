@@ -11,7 +11,7 @@ import (
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform/x11"
-	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/rawcmd/queue"
 )
 
 // CommandsConfig configures the raw command engine (send_command and the TCP line server).
@@ -37,12 +37,12 @@ func DefaultCommandsFile() string {
 
 // newCommands builds the engine; startCommands starts it once the dispatcher exists (the engine
 // reaches the agent tools through it, and the tools reach the engine through send_command).
-func (d *Daemon) newCommands(cfg CommandsConfig, gate *inputgate.Gate) *rawcmd.Engine {
+func (d *Daemon) newCommands(cfg CommandsConfig, gate *inputgate.Gate) *queue.Engine {
 	file := cfg.File
 	if file == "" {
 		file = DefaultCommandsFile()
 	}
-	return rawcmd.New(rawcmd.Options{Desktop: d.Desktop, Gate: gate, Log: d.log, Version: BuildVersion(),
+	return queue.New(queue.Options{Desktop: d.Desktop, Gate: gate, Log: d.log, Version: BuildVersion(),
 		StartProcess: d.StartProcess, File: file, Poll: cfg.Poll, Wait: cfg.Wait, KnownKey: x11.KnownKey,
 		Allow: d.Admission.AdmitRaw, Audit: d.Policy.AuditRaw})
 }

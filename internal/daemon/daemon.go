@@ -33,7 +33,7 @@ import (
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/procgroup"
 	"github.com/mcec/mcec/internal/provision"
-	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/rawcmd/queue"
 	"github.com/mcec/mcec/internal/recorder"
 	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/session"
@@ -88,7 +88,7 @@ type Daemon struct {
 	// Evidence records every call into its session's directory (trace, session.json, …).
 	Evidence *evidence.Recorder
 	// Commands is the raw command engine (send_command, the TCP line server).
-	Commands *rawcmd.Engine
+	Commands *queue.Engine
 	// Gate serializes input synthesis across tools and raw commands.
 	Gate *inputgate.Gate
 	// Policy is the live command gate and the audit log (internal/safety).

@@ -83,7 +83,8 @@ var rules = map[string]rule{
 	"internal/consent":               {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
 	"internal/estop":                 {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"}},
 	"internal/inputgate":             {only: []string{"contract", "internal/platform"}},
-	"internal/rawcmd":                {only: []string{"contract", "internal/errmap", "internal/inputgate", "internal/platform"}},
+	"internal/rawcmd":                {only: []string{"contract"}},
+	"internal/rawcmd/queue":          {only: []string{"contract", "internal/errmap", "internal/inputgate", "internal/platform", "internal/rawcmd"}},
 	"internal/errmap":                {only: []string{"contract"}},
 	"internal/admission":             {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/safety", "internal/consent", "internal/estop", "internal/daemon", "internal/cli"}},
 	"internal/provision":             {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
@@ -161,28 +162,25 @@ func TestImportGraph(t *testing.T) {
 	}
 }
 
-// The raw command engine reaches the hands only through the platform interface under the
-// input gate: its allowed dependencies (rules above) hold no backend and no X client, so input
-// it synthesizes is the platform's, and the gate is among them. This checks the gate is used.
+// The raw command queue reaches the hands only through the input gate: its allowed
+// dependencies (rules above) hold no backend and no X client, and the desktop it is given
+// (queue.Screen) cannot send input, so input comes from the gate's hold. This checks the gate is
+// there.
 func TestRawCommandsHoldTheGate(t *testing.T) {
 	for _, p := range listPackages(t) {
-		if p.rel != "internal/rawcmd" {
+		if p.rel != "internal/rawcmd/queue" {
 			continue
 		}
 		if !slices.Contains(p.deps, "internal/inputgate") {
-			t.Errorf("internal/rawcmd does not use internal/inputgate: its input bypasses the gate")
+			t.Errorf("internal/rawcmd/queue does not use internal/inputgate: its input bypasses the gate")
 		}
 		return
 	}
-	t.Fatal("no internal/rawcmd package")
+	t.Fatal("no internal/rawcmd/queue package")
 }
 
 // transports are the packages that may serve a network protocol and start the TCP line server.
 var transports = []string{"internal/transport", "internal/cli"}
-
-// lineServerHome is where the raw-command TCP line server lives until it moves beside the other
-// transports (issue 18, point 4): its one TCP listener is allowed there.
-const lineServerHome = "internal/rawcmd/server.go"
 
 // developerTools may listen on TCP for their own measurements, and test fixtures (fixtures) to
 // find a free port.
@@ -192,7 +190,7 @@ func isUnder(rel string, roots []string) bool {
 	return slices.ContainsFunc(roots, func(r string) bool { return rel == r || strings.HasPrefix(rel, r+"/") })
 }
 
-// Only transports start the TCP line server (rawcmd.Listen, rawcmd.Server) and only they open
+// Only transports start the TCP line server (line.Listen, line.Server) and only they open
 // TCP listeners at all: the agent surface is served where the transports' gates are.
 func TestOnlyTransportsServe(t *testing.T) {
 	fset := token.NewFileSet()
@@ -217,13 +215,13 @@ func TestOnlyTransportsServe(t *testing.T) {
 				switch n := n.(type) {
 				case *ast.SelectorExpr:
 					x, ok := n.X.(*ast.Ident)
-					if !ok || names[x.Name] != module+"internal/rawcmd" {
+					if !ok || names[x.Name] != module+"internal/transport/line" {
 						return true
 					}
 					switch n.Sel.Name {
 					case "Listen", "Server", "ServerOptions":
 						if !isUnder(p.rel, transports) {
-							t.Errorf("%s: %s uses the TCP line server (rawcmd.%s); only transports (%s) may", fset.Position(n.Pos()), rel, n.Sel.Name, strings.Join(transports, ", "))
+							t.Errorf("%s: %s uses the TCP line server (line.%s); only transports (%s) may", fset.Position(n.Pos()), rel, n.Sel.Name, strings.Join(transports, ", "))
 						}
 					}
 				case *ast.CallExpr:
@@ -236,7 +234,7 @@ func TestOnlyTransportsServe(t *testing.T) {
 						return true
 					}
 					if lit, ok := n.Args[0].(*ast.BasicLit); ok && strings.HasPrefix(lit.Value, `"tcp`) &&
-						!isUnder(p.rel, transports) && rel != lineServerHome && !isUnder(p.rel, developerTools) && !isUnder(p.rel, fixtures) {
+						!isUnder(p.rel, transports) && !isUnder(p.rel, developerTools) && !isUnder(p.rel, fixtures) {
 						t.Errorf("%s: a TCP listener outside the transports", fset.Position(n.Pos()))
 					}
 				}

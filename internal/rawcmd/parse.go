@@ -1,9 +1,8 @@
-// Package rawcmd is mcec's raw command engine: the command language (chars:, keys, chords,
-// shiftdown:/shiftup:, mouse:, pause:, mcec:…, macros, program starts and the agent tools by
-// name), the command table (built-ins plus the user's commands.toml, reloaded when it changes),
-// the one dispatcher that runs commands in order under bounded queues, and the line-protocol TCP
-// server for home-automation controllers. send_command (internal/tools) and the TCP server both
-// submit here. docs/raw-commands.md is the user's reference.
+// Package rawcmd is mcec's raw command language: what a command line means (chars:, keys,
+// chords, shiftdown:/shiftup:, mouse:, pause:, mcec:…, macros, program starts and the agent tools
+// by name) and the command table (built-ins plus the user's commands.toml), which resolves a line
+// into the leaves that run. It runs nothing: the queue and executor are internal/rawcmd/queue,
+// the TCP line server internal/transport/line. docs/raw-commands.md is the user's reference.
 package rawcmd
 
 import (
@@ -16,8 +15,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/mcec/mcec/internal/platform"
 )
 
 // Limits of the language.
@@ -90,26 +87,39 @@ const (
 	MouseDrag    MouseOp = "drag"
 )
 
+// Button is a mouse button by its X number (the language names buttons; the queue presses them).
+type Button int
+
+// The buttons mouse: names.
+const (
+	ButtonLeft   Button = 1
+	ButtonMiddle Button = 2
+	ButtonRight  Button = 3
+)
+
+// Point is a screen position in pixels.
+type Point struct{ X, Y int }
+
 // Mouse is a parsed mouse: action.
 type Mouse struct {
 	Op     MouseOp
-	Button platform.Button  // click, double, down, up
-	X, Y   int              // mm (dx, dy), mtp (x, y); vs/hs: N in X
-	Path   []platform.Point // drag
+	Button Button  // click, double, down, up
+	X, Y   int     // mm (dx, dy), mtp (x, y); vs/hs: N in X
+	Path   []Point // drag
 }
 
 // buttonOps are the reference's button codes (lbc = left button click …) and plain words.
 var buttonOps = map[string]struct {
 	op MouseOp
-	b  platform.Button
+	b  Button
 }{
-	"lbc": {MouseClick, platform.ButtonLeft}, "rbc": {MouseClick, platform.ButtonRight}, "mbc": {MouseClick, platform.ButtonMiddle},
-	"lbdc": {MouseDouble, platform.ButtonLeft}, "rbdc": {MouseDouble, platform.ButtonRight}, "mbdc": {MouseDouble, platform.ButtonMiddle},
-	"lbd": {MouseDown, platform.ButtonLeft}, "rbd": {MouseDown, platform.ButtonRight}, "mbd": {MouseDown, platform.ButtonMiddle},
-	"lbu": {MouseUp, platform.ButtonLeft}, "rbu": {MouseUp, platform.ButtonRight}, "mbu": {MouseUp, platform.ButtonMiddle},
-	"click": {MouseClick, platform.ButtonLeft}, "left": {MouseClick, platform.ButtonLeft},
-	"right": {MouseClick, platform.ButtonRight}, "middle": {MouseClick, platform.ButtonMiddle},
-	"double": {MouseDouble, platform.ButtonLeft}, "down": {MouseDown, platform.ButtonLeft}, "up": {MouseUp, platform.ButtonLeft},
+	"lbc": {MouseClick, ButtonLeft}, "rbc": {MouseClick, ButtonRight}, "mbc": {MouseClick, ButtonMiddle},
+	"lbdc": {MouseDouble, ButtonLeft}, "rbdc": {MouseDouble, ButtonRight}, "mbdc": {MouseDouble, ButtonMiddle},
+	"lbd": {MouseDown, ButtonLeft}, "rbd": {MouseDown, ButtonRight}, "mbd": {MouseDown, ButtonMiddle},
+	"lbu": {MouseUp, ButtonLeft}, "rbu": {MouseUp, ButtonRight}, "mbu": {MouseUp, ButtonMiddle},
+	"click": {MouseClick, ButtonLeft}, "left": {MouseClick, ButtonLeft},
+	"right": {MouseClick, ButtonRight}, "middle": {MouseClick, ButtonMiddle},
+	"double": {MouseDouble, ButtonLeft}, "down": {MouseDown, ButtonLeft}, "up": {MouseUp, ButtonLeft},
 }
 
 // SyntaxError is a line that does not parse.
@@ -118,9 +128,11 @@ type SyntaxError struct {
 	Reason string
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("%q: %s", clip(e.Line, 80), e.Reason) }
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%q: %s", Clip(e.Line, 80), e.Reason) }
 
-func clip(s string, n int) string {
+// Clip shortens a command line to n characters for logs and details; a chars: payload, which
+// may be a password, is replaced by its length.
+func Clip(s string, n int) string {
 	// A chars: payload may be a password: logs and error details give only its length.
 	if t := strings.TrimLeft(s, " \t"); len(t) >= len("chars:") && strings.EqualFold(t[:len("chars:")], "chars:") {
 		return fmt.Sprintf("chars:(%d characters)", utf8.RuneCountInString(t[len("chars:"):]))
@@ -172,7 +184,7 @@ func Parse(line string) (Command, error) {
 		return cmd, nil
 	}
 	if rest[0] != '{' {
-		return bad("unexpected %q after %s (only agent tools take arguments, as a JSON object)", clip(rest, 20), name)
+		return bad("unexpected %q after %s (only agent tools take arguments, as a JSON object)", Clip(rest, 20), name)
 	}
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(rest))
@@ -286,9 +298,24 @@ func parseMouse(arg string) (Mouse, error) {
 			if nums[i] < 0 || nums[i+1] < 0 {
 				return Mouse{}, errors.New("drag points must be on the screen")
 			}
-			m.Path = append(m.Path, platform.Point{X: nums[i], Y: nums[i+1]})
+			m.Path = append(m.Path, Point{X: nums[i], Y: nums[i+1]})
 		}
 		return m, nil
 	}
 	return Mouse{}, fmt.Errorf("unknown action %q (lbc, rbc, mbc, lbdc, lbd, lbu, …, mm, mtp, vs, hs, drag)", op)
+}
+
+// CommandName is the name a reply to line names its command by: the prefix of a prefixed command
+// (chars:, key: …, lower-cased), else the first word.
+func CommandName(line string) string {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return ""
+	}
+	if i := strings.IndexByte(f[0], ':'); i > 0 {
+		if _, ok := prefixes[strings.ToLower(f[0][:i+1])]; ok {
+			return strings.ToLower(f[0][:i+1])
+		}
+	}
+	return f[0]
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcec/mcec/internal/platform"
 )
 
 func TestParse(t *testing.T) {
@@ -23,13 +21,13 @@ func TestParse(t *testing.T) {
 		{"shiftdown:ctrl,shift", Command{Kind: KindShiftDown, Name: "shiftdown:", Keys: []string{"ctrl", "shift"}}},
 		{"shiftup:Ctrl+Alt", Command{Kind: KindShiftUp, Name: "shiftup:", Keys: []string{"Ctrl", "Alt"}}},
 		{"pause:250", Command{Kind: KindPause, Name: "pause:", Pause: 250 * time.Millisecond}},
-		{"mouse:lbc", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseClick, Button: platform.ButtonLeft}}},
-		{"mouse:rbdc", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseDouble, Button: platform.ButtonRight}}},
-		{"mouse:down", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseDown, Button: platform.ButtonLeft}}},
+		{"mouse:lbc", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseClick, Button: ButtonLeft}}},
+		{"mouse:rbdc", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseDouble, Button: ButtonRight}}},
+		{"mouse:down", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseDown, Button: ButtonLeft}}},
 		{"mouse:mm,-5,7", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseMoveBy, X: -5, Y: 7}}},
 		{"mouse:mtp, 100, 200", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseMoveTo, X: 100, Y: 200}}},
 		{"mouse:vs,-3", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseVScroll, X: -3}}},
-		{"mouse:drag,1,2,3,4,5,6", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseDrag, Path: []platform.Point{{X: 1, Y: 2}, {X: 3, Y: 4}, {X: 5, Y: 6}}}}},
+		{"mouse:drag,1,2,3,4,5,6", Command{Kind: KindMouse, Name: "mouse:", Mouse: Mouse{Op: MouseDrag, Path: []Point{{X: 1, Y: 2}, {X: 3, Y: 4}, {X: 5, Y: 6}}}}},
 		{"mcec:ver", Command{Kind: KindName, Name: "mcec:ver"}},
 		{"VK_RETURN", Command{Kind: KindName, Name: "VK_RETURN"}},
 		{"ctrl-a\t", Command{Kind: KindName, Name: "ctrl-a"}},
@@ -62,7 +60,7 @@ func TestParseErrors(t *testing.T) {
 		_, err := Parse(line)
 		var se *SyntaxError
 		if !errors.As(err, &se) {
-			t.Errorf("Parse(%q) = %v, want a syntax error", clip(line, 40), err)
+			t.Errorf("Parse(%q) = %v, want a syntax error", Clip(line, 40), err)
 		}
 	}
 	if _, err := Parse("chars:" + strings.Repeat("ж", MaxLine-6)); err != nil {

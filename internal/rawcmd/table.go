@@ -263,44 +263,44 @@ func keyLine(data []byte, key string) int {
 	return 0
 }
 
-// step is one leaf of a resolved command tree.
-type step struct {
-	line  string
-	cmd   Command
-	entry *Entry
-	keys  []string // X keysym names (key:, chords, shiftdown:/shiftup:)
+// Step is one leaf of a resolved command tree.
+type Step struct {
+	Line  string
+	Cmd   Command
+	Entry *Entry
+	Keys  []string // X keysym names (key:, chords, shiftdown:/shiftup:)
 }
 
-// plan is a resolved command: its leaves in run order.
-type plan struct {
-	line  string
-	steps []step
+// Plan is a resolved command: its leaves in run order.
+type Plan struct {
+	Line  string
+	Steps []Step
 	nodes int // commands in the tree (macro steps included)
 }
 
-// needsInput reports whether a leaf synthesizes input (and so takes the input gate).
-func (s *step) needsInput() bool {
-	switch s.cmd.Kind {
+// NeedsInput reports whether a leaf synthesizes input (and so takes the input gate).
+func (s *Step) NeedsInput() bool {
+	switch s.Cmd.Kind {
 	case KindChars, KindKey, KindShiftDown, KindShiftUp, KindMouse:
 		return true
 	}
-	return s.entry.Kind == EntryChord || s.entry.Kind == EntryKeysym
+	return s.Entry.Kind == EntryChord || s.Entry.Kind == EntryKeysym
 }
 
-// errTooBig is a tree over MaxTree.
-var errTooBig = errors.New("tree too big")
+// ErrTooBig is a tree over MaxTree.
+var ErrTooBig = errors.New("tree too big")
 
-// resolve turns a line into a plan: every name looked up, every macro expanded, every key name
+// Resolve turns a line into a plan: every name looked up, every macro expanded, every key name
 // checked. known says whether a name is an X keysym (nil: any name is).
-func (t *Table) resolve(line string, known func(string) bool) (*plan, error) {
-	p := &plan{line: line}
+func (t *Table) Resolve(line string, known func(string) bool) (*Plan, error) {
+	p := &Plan{Line: line}
 	if err := t.expand(p, line, known, nil); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func (t *Table) expand(p *plan, line string, known func(string) bool, stack []string) error {
+func (t *Table) expand(p *Plan, line string, known func(string) bool, stack []string) error {
 	where := ""
 	if len(stack) > 0 {
 		where = fmt.Sprintf(" (in macro %s)", strings.Join(stack, " → "))
@@ -328,10 +328,10 @@ func (t *Table) expand(p *plan, line string, known func(string) bool, stack []st
 	// The submitted macro itself is not counted: a macro of MaxTree steps fits.
 	if e.Kind != EntryMacro || len(stack) > 0 {
 		if p.nodes++; p.nodes > MaxTree {
-			return errTooBig
+			return ErrTooBig
 		}
 	}
-	s := step{line: line, cmd: cmd, entry: e}
+	s := Step{Line: line, Cmd: cmd, Entry: e}
 	switch {
 	case cmd.Kind == KindKey || cmd.Kind == KindShiftDown || cmd.Kind == KindShiftUp:
 		for _, k := range cmd.Keys {
@@ -339,10 +339,10 @@ func (t *Table) expand(p *plan, line string, known func(string) bool, stack []st
 			if !ok {
 				return contract.Errorf(contract.CodeBadArguments, "%s: unknown key name %q%s", strings.TrimSuffix(cmd.Name, ":"), k, where)
 			}
-			s.keys = append(s.keys, sym)
+			s.Keys = append(s.Keys, sym)
 		}
 	case e.Kind == EntryChord || e.Kind == EntryKeysym:
-		s.keys = e.Keys
+		s.Keys = e.Keys
 	case e.Kind == EntryMacro:
 		if slices.Contains(stack, e.Name) {
 			return contract.Errorf(contract.CodeBadArguments, "macro %s calls itself%s", e.Name, where)
@@ -354,7 +354,7 @@ func (t *Table) expand(p *plan, line string, known func(string) bool, stack []st
 		}
 		return nil
 	}
-	p.steps = append(p.steps, s)
+	p.Steps = append(p.Steps, s)
 	return nil
 }
 

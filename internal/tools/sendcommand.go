@@ -12,6 +12,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/rawcmd/queue"
 )
 
 type sendCommandArgs struct {
@@ -68,7 +69,7 @@ func sendCommandTool(env *Env) *catalog.Tool {
 					obs = watchAction(ctx, env.Desktop, foregroundWindow(ws), targetFocus)
 				}
 			}
-			res, err := env.Commands.Run(ctx, in.Command, rawcmd.OriginAgent)
+			res, err := env.Commands.Run(ctx, in.Command, queue.OriginAgent)
 			if err != nil {
 				if obs != nil {
 					obs.stop()

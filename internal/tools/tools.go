@@ -12,7 +12,7 @@ import (
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/provision"
-	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/rawcmd/queue"
 	"github.com/mcec/mcec/internal/recorder"
 	"github.com/mcec/mcec/internal/session"
 )
@@ -30,7 +30,7 @@ type Env struct {
 	// Recordings is the server's one recording slot (record); Register makes one when nil.
 	Recordings *recorder.Manager
 	// Commands is the raw command engine (send_command); nil on servers without one.
-	Commands *rawcmd.Engine
+	Commands *queue.Engine
 	// Access reports the live command access (safety.CommandAccess) for session-status; nil
 	// on servers without gates.
 	Access func() any

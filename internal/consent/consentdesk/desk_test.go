@@ -17,7 +17,7 @@ import (
 	"github.com/mcec/mcec/contract/contracttest"
 	"github.com/mcec/mcec/internal/cli"
 	"github.com/mcec/mcec/internal/daemon"
-	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/rawcmd/queue"
 	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/testdesk"
 )
@@ -206,10 +206,10 @@ func TestConsentTerminal(t *testing.T) {
 		}
 		// The TCP line protocol's raw input is refused too, and the input gate is held.
 		var ce *contract.Error
-		if _, err := d.Commands.Run(context.Background(), "mcec:ver", rawcmd.OriginLine); err != nil {
+		if _, err := d.Commands.Run(context.Background(), "mcec:ver", queue.OriginLine); err != nil {
 			t.Errorf("a meta command while pending: %v", err)
 		}
-		if _, err := d.Commands.Run(context.Background(), "chars:y", rawcmd.OriginLine); !errors.As(err, &ce) || ce.Code != contract.CodeConsentPending {
+		if _, err := d.Commands.Run(context.Background(), "chars:y", queue.OriginLine); !errors.As(err, &ce) || ce.Code != contract.CodeConsentPending {
 			t.Errorf("raw typing while pending: %v", err)
 		}
 		hctx, hcancel := context.WithTimeout(context.Background(), 100*time.Millisecond)

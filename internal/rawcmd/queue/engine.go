@@ -1,4 +1,8 @@
-package rawcmd
+// Package queue runs raw commands (internal/rawcmd): one queue, bounded, in the order commands
+// were accepted, from send_command (internal/tools) and the TCP line server
+// (internal/transport/line); input through the input gate alone, what a submitter left held
+// released when it goes, the commands file reloaded when it changes.
+package queue
 
 import (
 	"context"
@@ -13,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcec/mcec/internal/rawcmd"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/errmap"
@@ -82,7 +88,7 @@ type Options struct {
 	KnownKey func(string) bool
 	// Allow, when set, is asked about every leaf of a resolved command that is not an agent tool
 	// (tools pass the dispatcher's gate); an error refuses the whole line before it is queued.
-	Allow func(e *Entry) error
+	Allow func(e *rawcmd.Entry) error
 	// Audit, when set, is told about every line submitted on the TCP line protocol that is not
 	// exactly one agent tool call (those are audited by the dispatcher), with its refusal or nil.
 	Audit func(line string, err error)
@@ -132,7 +138,7 @@ type Stats struct {
 }
 
 type job struct {
-	plan   *plan
+	plan   *rawcmd.Plan
 	origin Origin
 	ticket *Ticket
 	owner  uint64 // the Client that submitted it; 0 for Submit's shared submitters (send_command)
@@ -154,7 +160,7 @@ type Engine struct {
 	log   *slog.Logger
 	tools Tools
 
-	table    atomic.Pointer[Table]
+	table    atomic.Pointer[rawcmd.Table]
 	tableErr atomic.Pointer[error]
 
 	mu      sync.Mutex
@@ -198,7 +204,7 @@ func New(opts Options) *Engine {
 	}
 	e := &Engine{opts: opts, log: opts.Log, wake: make(chan struct{}, 1), releaseReq: make(chan struct{}, 1)}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	e.table.Store(Builtins(nil))
+	e.table.Store(rawcmd.Builtins(nil))
 	return e
 }
 
@@ -236,7 +242,7 @@ func (e *Engine) Drop(why string) int {
 	e.mu.Unlock()
 	for _, j := range rest {
 		if !j.release { // a client's release needs no queue: Drop releases everything
-			j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped before it ran: %s", clip(j.plan.line, 80), why)
+			j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped before it ran: %s", rawcmd.Clip(j.plan.Line, 80), why)
 		}
 		close(j.ticket.done)
 	}
@@ -254,7 +260,7 @@ func (e *Engine) Drop(why string) int {
 }
 
 // Table is the table in force.
-func (e *Engine) Table() *Table { return e.table.Load() }
+func (e *Engine) Table() *rawcmd.Table { return e.table.Load() }
 
 // TableError is why the commands file was last refused (nil when it loaded or there is none).
 func (e *Engine) TableError() error {
@@ -277,27 +283,27 @@ func (e *Engine) Check(line string) error {
 	return err
 }
 
-func (e *Engine) prepare(line string, origin Origin) (*plan, error) {
-	p, err := e.table.Load().resolve(line, e.opts.KnownKey)
-	if errors.Is(err, errTooBig) {
-		return nil, e.drop(line, fmt.Sprintf("it expands to more than %d commands", MaxTree))
+func (e *Engine) prepare(line string, origin Origin) (*rawcmd.Plan, error) {
+	p, err := e.table.Load().Resolve(line, e.opts.KnownKey)
+	if errors.Is(err, rawcmd.ErrTooBig) {
+		return nil, e.drop(line, fmt.Sprintf("it expands to more than %d commands", rawcmd.MaxTree))
 	}
 	if err != nil {
 		return nil, err
 	}
 	if e.opts.Allow != nil {
-		for _, s := range p.steps {
-			if s.entry.Kind == EntryTool {
+		for _, s := range p.Steps {
+			if s.Entry.Kind == rawcmd.EntryTool {
 				continue
 			}
-			if err := e.opts.Allow(s.entry); err != nil {
+			if err := e.opts.Allow(s.Entry); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if origin == OriginAgent {
-		for _, s := range p.steps {
-			if s.entry.Kind == EntryMeta && s.entry.Name == "mcec:exit" {
+		for _, s := range p.Steps {
+			if s.Entry.Kind == rawcmd.EntryMeta && s.Entry.Name == "mcec:exit" {
 				return nil, contract.Errorf(contract.CodeCommandDisabled,
 					"mcec:exit is served on the TCP line protocol only: the MCP client owns this server's lifetime")
 			}
@@ -312,16 +318,16 @@ func (e *Engine) drop(line, why string) error {
 	e.mu.Lock()
 	e.stats.Dropped++
 	e.mu.Unlock()
-	e.log.Warn("raw command dropped", "command", clip(line, 80), "reason", why)
+	e.log.Warn("raw command dropped", "command", rawcmd.Clip(line, 80), "reason", why)
 	select {
 	case e.releaseReq <- struct{}{}:
 	default:
 	}
-	return contract.Errorf(contract.CodeCommandDropped, "%s was dropped whole because %s; none of it ran, and held keys and buttons are released", clip(line, 80), why)
+	return contract.Errorf(contract.CodeCommandDropped, "%s was dropped whole because %s; none of it ran, and held keys and buttons are released", rawcmd.Clip(line, 80), why)
 }
 
 // Submit resolves line and enqueues it. It refuses before enqueueing: unknown-command,
-// command-disabled, bad-arguments (syntax), command-dropped (tree over MaxTree, queue full,
+// command-disabled, bad-arguments (syntax), command-dropped (tree over rawcmd.MaxTree, queue full,
 // shutting down).
 func (e *Engine) Submit(line string, origin Origin) (*Ticket, error) {
 	return e.submit(line, origin, 0)
@@ -329,7 +335,7 @@ func (e *Engine) Submit(line string, origin Origin) (*Ticket, error) {
 
 func (e *Engine) submit(line string, origin Origin, owner uint64) (*Ticket, error) {
 	p, err := e.prepare(line, origin)
-	if origin == OriginLine && e.opts.Audit != nil && (p == nil || len(p.steps) != 1 || p.steps[0].entry.Kind != EntryTool) {
+	if origin == OriginLine && e.opts.Audit != nil && (p == nil || len(p.Steps) != 1 || p.Steps[0].Entry.Kind != rawcmd.EntryTool) {
 		e.opts.Audit(line, err)
 	}
 	if err != nil {
@@ -346,11 +352,11 @@ func (e *Engine) submit(line string, origin Origin, owner uint64) (*Ticket, erro
 	}
 	e.seq++
 	t := &Ticket{Seq: e.seq, done: make(chan struct{})}
-	if len(p.steps) == 1 && p.steps[0].entry.Kind == EntryTool {
+	if len(p.Steps) == 1 && p.Steps[0].Entry.Kind == rawcmd.EntryTool {
 		t.IsTool = true
 	}
-	for _, s := range p.steps {
-		t.Replies = t.Replies || s.entry.Kind == EntryTool || s.entry.Kind == EntryMeta
+	for _, s := range p.Steps {
+		t.Replies = t.Replies || s.Entry.Kind == rawcmd.EntryTool || s.Entry.Kind == rawcmd.EntryMeta
 	}
 	e.pending = append(e.pending, &job{plan: p, origin: origin, ticket: t, owner: owner})
 	t.Pending = len(e.pending)
@@ -378,7 +384,7 @@ func (e *Engine) Run(ctx context.Context, line string, origin Origin) (Result, e
 		return t.Result()
 	case <-timer.C:
 		return Result{}, contract.Errorf(contract.CodeSendCommandTimeout,
-			"%s did not finish within %s; it is still queued or running and will complete, but its output is lost", clip(line, 80), e.opts.Wait)
+			"%s did not finish within %s; it is still queued or running and will complete, but its output is lost", rawcmd.Clip(line, 80), e.opts.Wait)
 	case <-ctx.Done():
 		return Result{}, ctx.Err()
 	}
@@ -452,7 +458,7 @@ func (e *Engine) shutdown() {
 	e.mu.Unlock()
 	for _, j := range rest {
 		if !j.release {
-			j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped: the server is shutting down", clip(j.plan.line, 80))
+			j.ticket.err = contract.Errorf(contract.CodeCommandDropped, "%s was dropped: the server is shutting down", rawcmd.Clip(j.plan.Line, 80))
 		}
 		close(j.ticket.done)
 	}
@@ -460,20 +466,20 @@ func (e *Engine) shutdown() {
 }
 
 func (e *Engine) runPlan(j *job) (Result, error) {
-	res := Result{Command: j.plan.line}
+	res := Result{Command: j.plan.Line}
 	var out []string
-	for i := range j.plan.steps {
-		s := &j.plan.steps[i]
+	for i := range j.plan.Steps {
+		s := &j.plan.Steps[i]
 		if err := e.pace(); err != nil {
-			return res, contract.Errorf(contract.CodeCommandDropped, "%s was abandoned: the server is shutting down", clip(j.plan.line, 80))
+			return res, contract.Errorf(contract.CodeCommandDropped, "%s was abandoned: the server is shutting down", rawcmd.Clip(j.plan.Line, 80))
 		}
 		o, err := e.runStep(s, &res)
 		e.lastLeaf = time.Now()
 		if err != nil {
 			e.releaseHeld("a command failed")
 			ce := asContractError(err)
-			if len(j.plan.steps) > 1 {
-				ce.Detail = fmt.Sprintf("step %d (%s): %s", i+1, clip(s.line, 60), ce.Detail)
+			if len(j.plan.Steps) > 1 {
+				ce.Detail = fmt.Sprintf("step %d (%s): %s", i+1, rawcmd.Clip(s.Line, 60), ce.Detail)
 			}
 			return res, ce
 		}
@@ -483,7 +489,7 @@ func (e *Engine) runPlan(j *job) (Result, error) {
 		}
 	}
 	res.Output = strings.Join(out, "\n")
-	if len(j.plan.steps) != 1 {
+	if len(j.plan.Steps) != 1 {
 		res.Tool = nil
 	}
 	return res, nil
@@ -505,10 +511,10 @@ func (e *Engine) pace() error {
 	}
 }
 
-func (e *Engine) runStep(s *step, res *Result) (string, error) {
+func (e *Engine) runStep(s *rawcmd.Step, res *Result) (string, error) {
 	ctx, cancel := context.WithTimeout(e.runCtx, stepLimit)
 	defer cancel()
-	if s.needsInput() {
+	if s.NeedsInput() {
 		h, err := e.opts.Gate.Gesture(ctx)
 		if err != nil {
 			return "", err
@@ -519,9 +525,9 @@ func (e *Engine) runStep(s *step, res *Result) (string, error) {
 		}
 		return "", h.Stopped(e.input(h.Context(), h.Input(), s))
 	}
-	switch s.entry.Kind {
-	case EntryPrefix: // pause:
-		t := time.NewTimer(s.cmd.Pause)
+	switch s.Entry.Kind {
+	case rawcmd.EntryPrefix: // pause:
+		t := time.NewTimer(s.Cmd.Pause)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -529,39 +535,39 @@ func (e *Engine) runStep(s *step, res *Result) (string, error) {
 		case <-e.runCtx.Done():
 			return "", contract.Errorf(contract.CodeCommandDropped, "pause abandoned: the command was dropped or the server is shutting down")
 		}
-	case EntryMeta:
+	case rawcmd.EntryMeta:
 		return e.meta(s, res)
-	case EntryProgram:
+	case rawcmd.EntryProgram:
 		return e.startProgram(s)
-	case EntryTool:
+	case rawcmd.EntryTool:
 		return e.callTool(ctx, s, res)
 	}
-	return "", contract.Errorf(contract.CodeUnhandledException, "no runner for %s", s.entry.Name)
+	return "", contract.Errorf(contract.CodeUnhandledException, "no runner for %s", s.Entry.Name)
 }
 
-func (e *Engine) input(ctx context.Context, in platform.Input, s *step) error {
-	switch s.cmd.Kind {
-	case KindChars:
-		return in.Type(ctx, s.cmd.Text)
-	case KindShiftDown:
-		for _, k := range s.keys {
+func (e *Engine) input(ctx context.Context, in platform.Input, s *rawcmd.Step) error {
+	switch s.Cmd.Kind {
+	case rawcmd.KindChars:
+		return in.Type(ctx, s.Cmd.Text)
+	case rawcmd.KindShiftDown:
+		for _, k := range s.Keys {
 			if err := in.Press(ctx, k); err != nil {
 				return err
 			}
 			e.held = append(e.held, heldItem{key: k, owner: e.owner})
 		}
 		return nil
-	case KindShiftUp:
+	case rawcmd.KindShiftUp:
 		var errs []error
-		for i := len(s.keys) - 1; i >= 0; i-- {
-			errs = append(errs, in.Release(ctx, s.keys[i]))
-			e.forget(heldItem{key: s.keys[i]})
+		for i := len(s.Keys) - 1; i >= 0; i-- {
+			errs = append(errs, in.Release(ctx, s.Keys[i]))
+			e.forget(heldItem{key: s.Keys[i]})
 		}
 		return errors.Join(errs...)
-	case KindMouse:
-		return e.mouse(ctx, in, s.cmd.Mouse)
+	case rawcmd.KindMouse:
+		return e.mouse(ctx, in, s.Cmd.Mouse)
 	}
-	return in.Chord(ctx, s.keys...) // key:, named keys and chords, keysym names
+	return in.Chord(ctx, s.Keys...) // key:, named keys and chords, keysym names
 }
 
 // forget drops the newest record of a key or button that was let go, whoever held it: it is up.
@@ -574,36 +580,41 @@ func (e *Engine) forget(h heldItem) {
 	}
 }
 
-func (e *Engine) mouse(ctx context.Context, in platform.Input, m Mouse) error {
+func (e *Engine) mouse(ctx context.Context, in platform.Input, m rawcmd.Mouse) error {
 	switch m.Op {
-	case MouseMoveTo:
+	case rawcmd.MouseMoveTo:
 		return in.MoveTo(ctx, platform.Point{X: m.X, Y: m.Y})
-	case MouseVScroll:
+	case rawcmd.MouseVScroll:
 		return in.Scroll(ctx, 0, -m.X) // vs,n: n > 0 scrolls up, as the reference's wheel delta
-	case MouseHScroll:
+	case rawcmd.MouseHScroll:
 		return in.Scroll(ctx, m.X, 0)
-	case MouseDrag:
-		return in.Drag(ctx, m.Path, platform.ButtonLeft)
+	case rawcmd.MouseDrag:
+		path := make([]platform.Point, len(m.Path))
+		for i, p := range m.Path {
+			path[i] = platform.Point(p)
+		}
+		return in.Drag(ctx, path, platform.ButtonLeft)
 	}
+	button := platform.Button(m.Button)
 	p, err := in.Pointer(ctx)
 	if err != nil {
 		return err
 	}
 	switch m.Op {
-	case MouseClick:
-		return in.Click(ctx, p, m.Button, 1)
-	case MouseDouble:
-		return in.Click(ctx, p, m.Button, 2)
-	case MouseDown:
-		if err := in.ButtonDown(ctx, p, m.Button); err != nil {
+	case rawcmd.MouseClick:
+		return in.Click(ctx, p, button, 1)
+	case rawcmd.MouseDouble:
+		return in.Click(ctx, p, button, 2)
+	case rawcmd.MouseDown:
+		if err := in.ButtonDown(ctx, p, button); err != nil {
 			return err
 		}
-		e.held = append(e.held, heldItem{button: m.Button, owner: e.owner})
+		e.held = append(e.held, heldItem{button: button, owner: e.owner})
 		return nil
-	case MouseUp:
-		e.forget(heldItem{button: m.Button})
-		return in.ButtonUp(ctx, p, m.Button)
-	case MouseMoveBy:
+	case rawcmd.MouseUp:
+		e.forget(heldItem{button: button})
+		return in.ButtonUp(ctx, p, button)
+	case rawcmd.MouseMoveBy:
 		d, err := e.opts.Desktop.Displays(ctx)
 		if err != nil {
 			return err
@@ -718,8 +729,8 @@ func (c *Client) Close() {
 	})
 }
 
-func (e *Engine) meta(s *step, res *Result) (string, error) {
-	switch s.entry.Name {
+func (e *Engine) meta(s *rawcmd.Step, res *Result) (string, error) {
+	switch s.Entry.Name {
 	case "mcec:ver":
 		return "mcec " + e.opts.Version, nil
 	case "mcec:time":
@@ -739,39 +750,39 @@ func (e *Engine) meta(s *step, res *Result) (string, error) {
 		res.Exit = true
 		return "mcec exiting", nil
 	}
-	return "", contract.Errorf(contract.CodeUnknownCommand, "%s is not a command", s.entry.Name)
+	return "", contract.Errorf(contract.CodeUnknownCommand, "%s is not a command", s.Entry.Name)
 }
 
-func (e *Engine) startProgram(s *step) (string, error) {
+func (e *Engine) startProgram(s *rawcmd.Step) (string, error) {
 	if e.opts.StartProcess == nil {
-		return "", contract.Errorf(contract.CodeLaunchFailed, "%s: this server cannot start programs", s.entry.Name)
+		return "", contract.Errorf(contract.CodeLaunchFailed, "%s: this server cannot start programs", s.Entry.Name)
 	}
-	argv := s.entry.Program
+	argv := s.Entry.Program
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		return "", contract.Errorf(contract.CodeLaunchFailed, "%s: %v", s.entry.Name, err)
+		return "", contract.Errorf(contract.CodeLaunchFailed, "%s: %v", s.Entry.Name, err)
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	if home, err := os.UserHomeDir(); err == nil {
 		cmd.Dir = home
 	}
 	if _, err := e.opts.StartProcess(cmd); err != nil {
-		return "", contract.Errorf(contract.CodeLaunchFailed, "%s: %v", s.entry.Name, err)
+		return "", contract.Errorf(contract.CodeLaunchFailed, "%s: %v", s.Entry.Name, err)
 	}
 	return fmt.Sprintf("started %s (pid %d)", argv[0], cmd.Process.Pid), nil
 }
 
-func (e *Engine) callTool(ctx context.Context, s *step, res *Result) (string, error) {
+func (e *Engine) callTool(ctx context.Context, s *rawcmd.Step, res *Result) (string, error) {
 	if e.tools == nil {
-		return "", contract.Errorf(contract.CodeUnknownCommand, "%s: agent tools are not available here", s.entry.Name)
+		return "", contract.Errorf(contract.CodeUnknownCommand, "%s: agent tools are not available here", s.Entry.Name)
 	}
-	args := s.cmd.Args
+	args := s.Cmd.Args
 	if args == nil {
 		args = json.RawMessage("{}")
 	}
-	env, err := e.tools.Call(ctx, s.cmd.Name, args)
+	env, err := e.tools.Call(ctx, s.Cmd.Name, args)
 	if err != nil {
-		return "", contract.Errorf(contract.CodeUnknownCommand, "%s: %v", s.cmd.Name, err)
+		return "", contract.Errorf(contract.CodeUnknownCommand, "%s: %v", s.Cmd.Name, err)
 	}
 	res.Tool = &env
 	b, err := json.Marshal(env)
@@ -780,7 +791,7 @@ func (e *Engine) callTool(ctx context.Context, s *step, res *Result) (string, er
 	}
 	if !env.OK() {
 		ce := *env.Err()
-		ce.Detail = s.cmd.Name + ": " + ce.Detail
+		ce.Detail = s.Cmd.Name + ": " + ce.Detail
 		return "", &ce
 	}
 	return string(b), nil

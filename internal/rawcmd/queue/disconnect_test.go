@@ -1,4 +1,4 @@
-package rawcmd_test
+package queue_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcec/mcec/internal/rawcmd"
 	"github.com/mcec/mcec/internal/testdesk"
+	"github.com/mcec/mcec/internal/transport/line"
 )
 
 // heldNow reads what the X server has down.
@@ -28,7 +28,7 @@ func (r *rig) heldNow() []string {
 func TestLineClientDisconnectReleases(t *testing.T) {
 	r := newRig(t)
 	defer r.assertNothingHeld()
-	srv, err := rawcmd.Listen("127.0.0.1:0", r.d.Commands, rawcmd.ServerOptions{})
+	srv, err := line.Listen("127.0.0.1:0", r.d.LineCommands(), line.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

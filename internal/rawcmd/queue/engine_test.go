@@ -1,4 +1,4 @@
-package rawcmd
+package queue
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/inputgate"
+	"github.com/mcec/mcec/internal/rawcmd"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
@@ -70,7 +71,7 @@ func TestRunsBuiltins(t *testing.T) {
 	}
 	res, err = e.Run(ctx, "mcec:cmds", OriginAgent)
 	if err != nil || !strings.Contains(res.Output, "chars:\n") || !strings.Contains(res.Output, "VK_RETURN") {
-		t.Errorf("mcec:cmds = %q, %v", clip(res.Output, 100), err)
+		t.Errorf("mcec:cmds = %q, %v", rawcmd.Clip(res.Output, 100), err)
 	}
 	if res, err := e.Run(ctx, "mcec:time", OriginAgent); err != nil || len(res.Output) < 20 {
 		t.Errorf("mcec:time = %+v, %v", res, err)
@@ -289,7 +290,7 @@ enabled = false
 	// A broken file: reported with its line; the table in force stays.
 	writeFile(t, file, "[commands.greet]\nmacro = [\"chars:Hello\"\n\n")
 	testdesk.WaitFor(t, 5*time.Second, "the broken file was not noticed", func() bool { return e.TableError() != nil })
-	var fe *FileError
+	var fe *rawcmd.FileError
 	if err := e.TableError(); !errors.As(err, &fe) || fe.Line == 0 {
 		t.Errorf("error %v has no line", err)
 	}
@@ -301,59 +302,5 @@ enabled = false
 	testdesk.WaitFor(t, 5*time.Second, "the fixed file was not reloaded", func() bool { return e.Check("wave") == nil })
 	if e.TableError() != nil || e.Check("greet") == nil {
 		t.Errorf("after reload: err %v, greet %v", e.TableError(), e.Check("greet"))
-	}
-}
-
-func TestFileErrors(t *testing.T) {
-	base := Builtins([]string{"query"})
-	tests := []struct {
-		name, text string
-		line       int
-	}{
-		{"syntax", "a = 1\nb = = 2\n", 2},
-		{"unknown setting", "[commands.x]\nmacro = [\"chars:a\"]\n\n[commands.y]\nkeys = \"a\"\n", 4},
-		{"both", "[commands.x]\nmacro = [\"chars:a\"]\nprogram = [\"xterm\"]\n", 1},
-		{"bad step", "\n[commands.x]\nmacro = [\"mouse:fly\"]\n", 2},
-		{"redefine prefix", "[commands.\"chars:\"]\nmacro = [\"enter\"]\n", 1},
-		{"toggle unknown", "[commands.nothing]\nenabled = false\n", 1},
-		{"pacing", "pacing_ms = -1\n", 1},
-		{"empty program", "[commands.p]\nprogram = []\n", 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseFile("c.toml", []byte(tt.text), base)
-			var fe *FileError
-			if !errors.As(err, &fe) || fe.Line != tt.line {
-				t.Errorf("error %v, want one on line %d", err, tt.line)
-			}
-		})
-	}
-}
-
-func TestLineReader(t *testing.T) {
-	var replies []byte
-	r := &lineReader{reply: func(b []byte) { replies = append(replies, b...) }}
-	var lines []string
-	feed := func(s string) {
-		for _, ev := range r.feed([]byte(s)) {
-			if ev.tooLong {
-				lines = append(lines, "TOOLONG:"+ev.line)
-			} else {
-				lines = append(lines, ev.line)
-			}
-		}
-	}
-	feed("\xff\xfd\x01\xff\xfb\x03cha")                    // IAC DO ECHO, IAC WILL SGA, then data
-	feed("rs:a\r\nmcec:")                                  // CRLF
-	feed("ver\x00\xff")                                    // NUL; an IAC split from its verb
-	feed("\xfd")                                           // … DO
-	feed("\x18key:x\xff\xfa\x18\x01\xff\xf0\xff\xffy\n\n") // option 24; SB … SE; escaped 255
-	feed("chars:" + strings.Repeat("ж", MaxLine) + "\rpause:1\r")
-	want := []string{"chars:a", "mcec:ver", "key:x\xffy", "TOOLONG:chars:", "pause:1"}
-	if !slices.Equal(lines, want) {
-		t.Errorf("lines %q, want %q", lines, want)
-	}
-	if wantR := "\xff\xfc\x01\xff\xfe\x03\xff\xfc\x18"; string(replies) != wantR {
-		t.Errorf("telnet replies %q, want %q", replies, wantR)
 	}
 }

@@ -1,10 +1,12 @@
-package rawcmd
+package queue
 
 import (
 	"errors"
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/mcec/mcec/internal/rawcmd"
 )
 
 // watcher re-reads the commands file when its modification time or size changes. Polling (one
@@ -46,7 +48,7 @@ func (w *watcher) check() {
 	}
 	if e.opts.File == "" {
 		if !w.seen {
-			e.table.Store(Builtins(names))
+			e.table.Store(rawcmd.Builtins(names))
 			w.seen = true
 		}
 		return
@@ -57,7 +59,7 @@ func (w *watcher) check() {
 		return
 	}
 	w.seen, w.present = true, present
-	base := Builtins(names)
+	base := rawcmd.Builtins(names)
 	if !present {
 		if !errors.Is(err, fs.ErrNotExist) {
 			e.log.Warn("commands file unreadable; built-in commands only", "file", e.opts.File, "err", err)
@@ -67,7 +69,7 @@ func (w *watcher) check() {
 		return
 	}
 	w.mtime, w.size = fi.ModTime(), fi.Size()
-	t, err := Load(e.opts.File, base)
+	t, err := rawcmd.Load(e.opts.File, base)
 	if err != nil {
 		// The previous table stays in force.
 		e.tableErr.Store(&err)
@@ -76,5 +78,5 @@ func (w *watcher) check() {
 	}
 	e.tableErr.Store(nil)
 	e.table.Store(t)
-	e.log.Info("commands file loaded", "file", e.opts.File, "commands", len(t.order))
+	e.log.Info("commands file loaded", "file", e.opts.File, "commands", len(t.Entries()))
 }

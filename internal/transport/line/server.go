@@ -1,4 +1,7 @@
-package rawcmd
+// Package line is the line-protocol TCP transport: raw commands, one per line, from home
+// automation controllers and terminals (telnet works); refusals and tool calls are answered with
+// the legacy JSON object. It serves loopback only, since the protocol has no authentication.
+package line
 
 import (
 	"context"
@@ -12,6 +15,8 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/errmap"
+	"github.com/mcec/mcec/internal/rawcmd"
 )
 
 // DefaultPort is the line protocol's TCP port.
@@ -28,9 +33,46 @@ type ServerOptions struct {
 	Exit func()
 }
 
+// Engine is the raw command queue as the line server uses it. The composition root adapts the
+// queue (internal/rawcmd/queue) to it, so this transport reaches neither the queue's input nor
+// the platform.
+type Engine interface {
+	// Connect opens a submitter for one connection.
+	Connect() Submitter
+}
+
+// Submitter submits one connection's commands; Close releases the keys and buttons they left
+// held.
+type Submitter interface {
+	Submit(line string) (Pending, error)
+	Close()
+}
+
+// Pending is an accepted command.
+type Pending struct {
+	// Replies: the command has something to say (agent tools, mcec:…), answered before the next
+	// line is read; other commands are fire-and-forget.
+	Replies bool
+	// IsTool: the command is exactly one agent tool call, answered with its envelope.
+	IsTool bool
+	// Done closes when the command has run; Result then says how.
+	Done   <-chan struct{}
+	Result func() (Answer, error)
+}
+
+// Answer is what a command that ran produced.
+type Answer struct {
+	// Tool is the envelope when the command was exactly one agent tool call.
+	Tool *contract.Envelope
+	// Output is the text the command produced.
+	Output string
+	// Exit is set by mcec:exit.
+	Exit bool
+}
+
 // Server is the line-protocol TCP server: one command per line, any number of clients.
 type Server struct {
-	eng  *Engine
+	eng  Engine
 	opts ServerOptions
 	log  *slog.Logger
 	ln   net.Listener
@@ -42,7 +84,7 @@ type Server struct {
 }
 
 // Listen binds addr (host:port), which must be a loopback address.
-func Listen(addr string, eng *Engine, opts ServerOptions) (*Server, error) {
+func Listen(addr string, eng Engine, opts ServerOptions) (*Server, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -123,7 +165,7 @@ func (s *Server) handle(c net.Conn) {
 	defer c.Close()
 	// What this connection holds (shiftdown:, mouse:lbd) is released however it ends: a
 	// controller that vanished must not leave a later agent click a Ctrl+click.
-	client := s.eng.NewClient(OriginLine)
+	client := s.eng.Connect()
 	defer client.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -144,9 +186,9 @@ func (s *Server) handle(c net.Conn) {
 		n, err := c.Read(buf)
 		for _, ev := range lr.feed(buf[:n]) {
 			if ev.tooLong {
-				log.Warn("line too long; discarded", "limit", MaxLine)
+				log.Warn("line too long; discarded", "limit", rawcmd.MaxLine)
 				s.reply(write, legacyError(ev.line, contract.Errorf(contract.CodeBadArguments,
-					"line longer than %d characters; discarded up to the next line end", MaxLine)))
+					"line longer than %d characters; discarded up to the next line end", rawcmd.MaxLine)))
 				continue
 			}
 			if !s.run(ctx, log, client, write, ev.line) {
@@ -161,24 +203,24 @@ func (s *Server) handle(c net.Conn) {
 
 // run submits one line and answers it when it has an answer. It returns false when the
 // connection should end (write failure or mcec:exit).
-func (s *Server) run(ctx context.Context, log *slog.Logger, client *Client, write func([]byte) error, line string) bool {
+func (s *Server) run(ctx context.Context, log *slog.Logger, client Submitter, write func([]byte) error, line string) bool {
 	t, err := client.Submit(line)
-	name := commandName(line)
+	name := rawcmd.CommandName(line)
 	if err != nil {
-		log.Info("line command refused", "command", clip(line, 80), "err", err)
+		log.Info("line command refused", "command", rawcmd.Clip(line, 80), "err", err)
 		return s.reply(write, legacyError(name, err))
 	}
 	if !t.Replies {
 		go func() {
-			<-t.Done()
+			<-t.Done
 			if _, err := t.Result(); err != nil {
-				log.Warn("line command failed", "command", clip(line, 80), "err", err)
+				log.Warn("line command failed", "command", rawcmd.Clip(line, 80), "err", err)
 			}
 		}()
 		return true
 	}
 	select {
-	case <-t.Done():
+	case <-t.Done:
 	case <-ctx.Done():
 		return false
 	}
@@ -213,20 +255,7 @@ func (s *Server) reply(write func([]byte) error, l contract.Legacy) bool {
 
 // legacyError is the legacy object of a refusal or failure.
 func legacyError(cmd string, err error) contract.Legacy {
-	return contract.ToLegacy(cmd, contract.Failure("line", asContractError(err)))
-}
-
-func commandName(line string) string {
-	f := strings.Fields(line)
-	if len(f) == 0 {
-		return ""
-	}
-	if i := strings.IndexByte(f[0], ':'); i > 0 {
-		if _, ok := prefixes[strings.ToLower(f[0][:i+1])]; ok {
-			return strings.ToLower(f[0][:i+1])
-		}
-	}
-	return f[0]
+	return contract.ToLegacy(cmd, contract.Failure("line", errmap.ToContract(err, errmap.RawCommands)))
 }
 
 // Telnet bytes (RFC 854).
@@ -248,7 +277,7 @@ type lineEvent struct {
 
 // lineReader splits a byte stream into command lines: CR, LF and NUL end a line, empty lines are
 // skipped, telnet commands are stripped (DO and WILL are refused with WONT and DONT, so a telnet
-// client falls back to plain line mode), and a line over MaxLine characters is discarded up to
+// client falls back to plain line mode), and a line over rawcmd.MaxLine characters is discarded up to
 // the next line end. It keeps its state across reads, so anything may be split across packets.
 type lineReader struct {
 	reply func([]byte)
@@ -325,9 +354,9 @@ func (r *lineReader) data(b byte, out *[]lineEvent) {
 	if b&0xC0 != 0x80 { // a rune starts here
 		r.runes++
 	}
-	if r.runes > MaxLine {
+	if r.runes > rawcmd.MaxLine {
 		r.discarding = true
-		r.buf = append(r.buf[:0], commandName(string(r.buf[:min(len(r.buf), 64)]))...)
+		r.buf = append(r.buf[:0], rawcmd.CommandName(string(r.buf[:min(len(r.buf), 64)]))...)
 		return
 	}
 	r.buf = append(r.buf, b)

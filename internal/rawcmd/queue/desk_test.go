@@ -1,4 +1,4 @@
-package rawcmd_test
+package queue_test
 
 import (
 	"bufio"
@@ -19,8 +19,10 @@ import (
 	"github.com/mcec/mcec/contract/contracttest"
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/rawcmd"
+	"github.com/mcec/mcec/internal/rawcmd/queue"
 	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/testdesk"
+	"github.com/mcec/mcec/internal/transport/line"
 )
 
 // rig is a daemon on the test desktop with the small entry/slider app running in it.
@@ -322,10 +324,10 @@ func TestQueueUnderLoad(t *testing.T) {
 		}
 		ok = append(ok, accepted{res.Seq, strings.TrimPrefix(res.Command, "chars:")})
 	}
-	if s := r.d.Commands.Stats(); s.HighWater > rawcmd.MaxPending {
+	if s := r.d.Commands.Stats(); s.HighWater > queue.MaxPending {
 		t.Fatalf("queue reached %d", s.HighWater)
 	}
-	if dropped == 0 || len(ok) < rawcmd.MaxPending {
+	if dropped == 0 || len(ok) < queue.MaxPending {
 		t.Fatalf("%d accepted, %d dropped", len(ok), dropped)
 	}
 	sort.Slice(ok, func(i, j int) bool { return ok[i].seq < ok[j].seq })
@@ -376,13 +378,13 @@ func (l *lineClient) readLine() string {
 func TestLineServer(t *testing.T) {
 	r := newRig(t)
 	exited := make(chan struct{})
-	srv, err := rawcmd.Listen("127.0.0.1:0", r.d.Commands, rawcmd.ServerOptions{Exit: func() { close(exited) }})
+	srv, err := line.Listen("127.0.0.1:0", r.d.LineCommands(), line.ServerOptions{Exit: func() { close(exited) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go srv.Serve()
 	t.Cleanup(func() { srv.Close() })
-	if _, err := rawcmd.Listen("0.0.0.0:0", r.d.Commands, rawcmd.ServerOptions{}); err == nil {
+	if _, err := line.Listen("0.0.0.0:0", r.d.LineCommands(), line.ServerOptions{}); err == nil {
 		t.Error("a non-loopback bind was accepted")
 	}
 

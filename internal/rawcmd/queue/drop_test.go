@@ -1,4 +1,4 @@
-package rawcmd
+package queue
 
 import (
 	"context"
