@@ -243,3 +243,34 @@ func TestOnlyTransportsServe(t *testing.T) {
 		}
 	}
 }
+
+// Tools reach input only through a hold of the input gate (tools.gesture), whose context the
+// emergency stop cancels: no tool may ask the desktop for its input directly.
+func TestToolsReachInputThroughTheGate(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, p := range listPackages(t) {
+		if !isUnder(p.rel, []string{"internal/tools"}) {
+			continue
+		}
+		for _, name := range p.files {
+			f, err := parser.ParseFile(fset, filepath.Join(p.dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || len(call.Args) != 0 {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Input" {
+					return true
+				}
+				if inner, ok := sel.X.(*ast.SelectorExpr); ok && inner.Sel.Name == "Desktop" {
+					t.Errorf("%s: input taken from the desktop, not from a hold of the input gate (tools.gesture)", fset.Position(call.Pos()))
+				}
+				return true
+			})
+		}
+	}
+}
