@@ -86,12 +86,12 @@ func invokeTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			l, err := locate(ctx, env.Desktop, in.WindowTarget, in.Element)
+			l, err := locateActionable(ctx, env.Desktop, in.WindowTarget, in.Element, false)
 			if err != nil {
 				return nil, err
 			}
 			if l.node == nil {
-				return nil, contract.Errorf(contract.CodeElementNotFound, "%s; invoke does not wait: use wait-for first", l.describeMiss(in.Element))
+				return nil, contract.Errorf(contract.CodeElementNotFound, "%s (looked for %v; for longer, wait-for first)", l.describeMiss(in.Element), actionableWait)
 			}
 			if err := ocrRefusal(l.node, action); err != nil {
 				return nil, err

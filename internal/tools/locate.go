@@ -215,3 +215,42 @@ func ancestry(root, target *platform.Node) []string {
 	}
 	return out
 }
+
+// actionableWait is how long an action (invoke, click or drag at an element) waits for its
+// element to be there and, for input, showing: a page or dialog still being laid out when the
+// action arrives. Chromium fills a page's tree in bursts after load and Gecko clears showing
+// while it reflows; both made the first click after a page appeared miss now and then. Longer
+// absences are the agent's to wait for (wait-for), so a real miss costs at most this.
+const actionableWait = time.Second
+
+// locateActionable locates sel like locate and, while the element is missing (or, with
+// showing, not on screen), looks again on the application's events for up to actionableWait.
+// The first attempt has the call's whole deadline; failures other than a miss end it at once.
+func locateActionable(ctx context.Context, d platform.Desktop, target WindowTarget, sel *ElementSelector, showing bool) (located, error) {
+	ready := func(l located) bool { return l.node != nil && (!showing || onScreen(l.node)) }
+	l, err := locate(ctx, d, target, sel)
+	if err != nil || ready(l) || sel.Ref != "" && l.node == nil {
+		return l, err // a ref that no longer matches will not match again
+	}
+	var failed error
+	_, _, _ = waitFor(ctx, d, actionableWait, func(ctx context.Context) (bool, int, error) {
+		next, err := locate(ctx, d, target, sel)
+		if err != nil {
+			if ctx.Err() == nil && !nearDeadline(ctx) {
+				failed = err // a real failure, not the wait's own end: report it
+			}
+			return true, 0, nil
+		}
+		l = next
+		return ready(l), l.window.ProcessID, nil
+	})
+	if failed != nil {
+		return l, failed
+	}
+	return l, nil
+}
+
+// onScreen reports whether a node has a point to click.
+func onScreen(n *platform.Node) bool {
+	return n.Bounds != nil && !n.Bounds.Empty() && n.States["showing"]
+}

@@ -50,15 +50,15 @@ func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform
 		}
 		return p, "", nil
 	}
-	l, err := locate(ctx, env.Desktop, target, &s.ElementSelector)
+	l, err := locateActionable(ctx, env.Desktop, target, &s.ElementSelector, true)
 	if err != nil {
 		return platform.Point{}, "", err
 	}
 	if l.node == nil {
-		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound, "%s: %s", what, l.describeMiss(&s.ElementSelector))
+		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound, "%s: %s (looked for %v; for longer, wait-for first)", what, l.describeMiss(&s.ElementSelector), actionableWait)
 	}
 	b := l.node.Bounds
-	if b == nil || b.Empty() || !l.node.States["showing"] {
+	if !onScreen(l.node) {
 		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound,
 			"%s: %s (%s %q) is not showing on screen, so it has no point to click; use invoke", what, l.node.Ref, l.node.Role, l.node.Name)
 	}
