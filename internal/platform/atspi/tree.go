@@ -142,10 +142,22 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		if err != nil {
 			return platform.Tree{}, err
 		}
+		listed := false
 		for _, o := range ws {
 			if o.Handle != win.Handle {
 				others = append(others, o)
+			} else {
+				listed = true
 			}
+		}
+		if !listed && win.Handle != 0 {
+			return platform.Tree{}, closedWindow(win)
+		}
+	} else if len(cands) == 1 && win.Handle != 0 && c.opts.Window != nil {
+		// The lone frame may be another window's of the process while the asked one has just
+		// closed (a dialog whose title holds the main window's): then there is no tree to give.
+		if _, err := c.opts.Window(ctx, win.Handle); errors.Is(err, platform.ErrWindowClosed) {
+			return platform.Tree{}, closedWindow(win)
 		}
 	}
 	best, err := matchFrame(cands, win, others)
@@ -319,6 +331,11 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 	by := w.truncatedBy()
 	return platform.Tree{Root: out, NodeCount: count, Truncated: len(by) > 0, TruncatedBy: by, SkippedDead: w.dead,
 		SecretsMasked: secretsMasked(out), Skeleton: w.skeleton(root)}, nil
+}
+
+// closedWindow is the failure of a tree asked for a window that is no longer open.
+func closedWindow(win platform.Window) error {
+	return fmt.Errorf("%w: window %d (%q) is no longer open", platform.ErrWindowClosed, win.Handle, win.Title)
 }
 
 // skeleton recognises a tree that is only a shell: Chromium (and Electron) without renderer

@@ -508,6 +508,11 @@ func testWindowEvents(t *testing.T, s *suite) {
 		_, err := s.d.Element(s.ctx(), inDialog)
 		return errors.Is(err, platform.ErrElementStale)
 	})
+	// A closed window has no tree: never another window's of the same application.
+	s.eventually("the closed dialog's tree is not ErrWindowClosed", func() bool {
+		_, err := s.d.Tree(s.ctx(), dlg, all)
+		return errors.Is(err, platform.ErrWindowClosed)
+	})
 }
 
 // activate brings the main window to the front, as tools do before input.
