@@ -43,6 +43,12 @@ type endSessionResult struct {
 	AlreadyGone bool   `json:"alreadyGone"`
 }
 
+// Provisioner starts and ends isolated instances (provision.Manager).
+type Provisioner interface {
+	Provision(ctx context.Context) (provision.Instance, error)
+	End(id, token string) (provision.EndResult, error)
+}
+
 func provisionSessionTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[provisionArgs]{
 		Name:  "provision-session",

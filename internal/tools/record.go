@@ -53,6 +53,14 @@ type recordResult struct {
 	MaxDurationMs int64 `json:"maxDurationMs,omitempty"`
 }
 
+// Recordings is the server's one recording slot (recorder.Manager).
+type Recordings interface {
+	Limits() recorder.Limits
+	Begin(ctx context.Context, grab recorder.Grab, o recorder.Options) (rec, discarded *recorder.Recording, err error)
+	Take() (recorder.Result, error)
+	Release(rec *recorder.Recording)
+}
+
 func recordTool(env *Env) *catalog.Tool {
 	if env.Recordings == nil {
 		env.Recordings = recorder.NewManager(recorder.DefaultLimits)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/consent"
 )
 
 type requestAccessArgs struct {
@@ -19,6 +20,11 @@ type requestAccessResult struct {
 	AlreadyEnabled []string `json:"alreadyEnabled"`
 	// Scope is "process": grants live in the server's memory only and end with it.
 	Scope string `json:"scope"`
+}
+
+// ConsentAsker asks the operator to enable gated commands (consent.Broker).
+type ConsentAsker interface {
+	Request(ctx context.Context, names []string, reason, session string) (consent.Outcome, error)
 }
 
 func requestAccessTool(env *Env) *catalog.Tool {

@@ -38,6 +38,12 @@ type sendCommandResult struct {
 // Withheld implements catalog.Withholder.
 func (r sendCommandResult) Withheld() catalog.Withhold { return r.withhold }
 
+// CommandRunner is the raw command engine (rawcmd.Engine): its current table and its queue.
+type CommandRunner interface {
+	Table() *rawcmd.Table
+	Run(ctx context.Context, line string, origin rawcmd.Origin) (rawcmd.Result, error)
+}
+
 func sendCommandTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[sendCommandArgs]{
 		Name:  "send_command",

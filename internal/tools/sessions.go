@@ -39,11 +39,29 @@ func sessionStartTool(env *Env) *catalog.Tool {
 	})
 }
 
+// SessionStore is the server's sessions as the session tools use them (session.Store).
+type SessionStore interface {
+	Start() *session.Session
+	Resolve(id string) (*session.Session, error)
+	End(id string) (s *session.Session, alreadyEnded bool, err error)
+}
+
+// CommandAccess is which tools and raw commands the agent may use now, as session-status
+// reports it. It has safety.CommandAccess's fields (the daemon converts one into the other, so
+// a field added there and not here fails to compile); tools cannot import safety, which sits
+// above the dispatcher.
+type CommandAccess struct {
+	AgentEnabled       bool     `json:"agentEnabled"`
+	EnabledTools       []string `json:"enabledTools"`
+	GatedTools         []string `json:"gatedTools"`
+	EnabledRawCommands []string `json:"enabledRawCommands"`
+}
+
 // sessionStatusResult is a session's status plus the server's command access.
 type sessionStatusResult struct {
 	session.Status
-	// CommandAccess is safety.CommandAccess: enabledTools, gatedTools, enabledRawCommands.
-	CommandAccess any `json:"commandAccess,omitempty"`
+	// CommandAccess: enabledTools, gatedTools, enabledRawCommands.
+	CommandAccess *CommandAccess `json:"commandAccess,omitempty"`
 	// EmergencyStop is the operator's stop: armed, stopped or unavailable, since when and how.
 	EmergencyStop *estop.Status `json:"emergencyStop,omitempty"`
 }
@@ -64,7 +82,8 @@ func sessionStatusTool(env *Env) *catalog.Tool {
 			}
 			res := sessionStatusResult{Status: s.Status()}
 			if env.Access != nil {
-				res.CommandAccess = env.Access()
+				a := env.Access()
+				res.CommandAccess = &a
 			}
 			if env.Stop != nil {
 				st := env.Stop.Status()

@@ -3,46 +3,58 @@
 package tools
 
 import (
+	"context"
 	"log/slog"
 	"os/exec"
 
 	"github.com/mcec/mcec/internal/catalog"
-	"github.com/mcec/mcec/internal/consent"
 	"github.com/mcec/mcec/internal/estop"
-	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
-	"github.com/mcec/mcec/internal/provision"
-	"github.com/mcec/mcec/internal/rawcmd"
-	"github.com/mcec/mcec/internal/recorder"
-	"github.com/mcec/mcec/internal/session"
 )
 
-// Env is what tools need from the server.
+// Env is what tools need from the server. Every dependency is a small interface declared
+// beside the tool that uses it (or here, for the gesture path), so a tool depends on what it
+// calls and a test supplies only that; internal/daemon passes its concrete parts. A nil field
+// means the server has no such part (the tool answers accordingly).
 type Env struct {
 	Desktop  platform.Desktop
-	Sessions *session.Store
+	Sessions SessionStore
 	Log      *slog.Logger
 	// Gate serializes input synthesis (click, drag, focus, window, raw input commands).
-	Gate *inputgate.Gate
+	Gate InputGate
 	// StartProcess starts a program inside the desktop (its environment, its lifetime rules) and
 	// returns a channel that yields its exit status once reaped.
 	StartProcess func(cmd *exec.Cmd) (<-chan error, error)
 	// Recordings is the server's one recording slot (record); Register makes one when nil.
-	Recordings *recorder.Manager
+	Recordings Recordings
 	// Commands is the raw command engine (send_command); nil on servers without one.
-	Commands *rawcmd.Engine
-	// Access reports the live command access (safety.CommandAccess) for session-status; nil
-	// on servers without gates.
-	Access func() any
+	Commands CommandRunner
+	// Access reports the live command access for session-status; nil on servers without gates.
+	Access func() CommandAccess
 	// Provision starts isolated instances (provision-session, end-session); nil when the
 	// operator has not allowed provisioning.
-	Provision *provision.Manager
+	Provision Provisioner
 	// Consent asks the operator for gated commands (request-command-access); nil on servers
 	// without a broker.
-	Consent *consent.Broker
+	Consent ConsentAsker
 	// Stop is the operator's emergency stop: gestures run under its context (a trip aborts them)
 	// and session-status reports it; nil on servers without one.
-	Stop *estop.Latch
+	Stop EmergencyStop
+}
+
+// InputGate serializes input gestures (inputgate.Gate): Hold waits for the gate or ctx and
+// returns the function that lets it go.
+type InputGate interface {
+	Hold(ctx context.Context) (release func(), err error)
+}
+
+// EmergencyStop is the operator's stop as gestures and session-status use it (estop.Latch).
+type EmergencyStop interface {
+	// Gesture derives the context a gesture runs under: a trip cancels it with estop.ErrStopped.
+	Gesture(ctx context.Context) (context.Context, context.CancelFunc)
+	// Err is the contract error a stopped call fails with, nil while armed.
+	Err() error
+	Status() estop.Status
 }
 
 // Register adds every tool to c, in the order tools/list shows them.
