@@ -28,7 +28,7 @@ type ConsentAsker interface {
 }
 
 func requestAccessTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[requestAccessArgs]{
+	return catalog.Define(catalog.Spec[requestAccessArgs, requestAccessResult]{
 		Name:  "request-command-access",
 		Title: "Ask the operator for gated commands",
 		Description: "Ask the operator to enable gated tools or raw commands (launch, raw input on an attached desktop) and wait " +
@@ -36,10 +36,9 @@ func requestAccessTool(env *Env) *catalog.Tool {
 			"consent-pending). Grants last for this server process only. A deny is final for the process (consent-denied): " +
 			"do not ask again.",
 		Annotations: catalog.Annotations{OpenWorld: false},
-		Result:      requestAccessResult{},
 		Errors: []contract.Code{contract.CodeBadArguments, contract.CodeCommandDisabled, contract.CodeConsentDenied,
 			contract.CodeConsentTimeout, contract.CodeConsentUnavailable, contract.CodeConsentPending},
-		Run: func(ctx context.Context, call *catalog.Call, in *requestAccessArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *requestAccessArgs, resp *catalog.Response) (*requestAccessResult, error) {
 			if env.Consent == nil {
 				return nil, contract.Errorf(contract.CodeConsentUnavailable, "this server has no way to ask the operator")
 			}
@@ -47,7 +46,7 @@ func requestAccessTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			return &catalog.Response{Result: requestAccessResult{Granted: out.Granted, AlreadyEnabled: out.AlreadyEnabled, Scope: "process"}}, nil
+			return &requestAccessResult{Granted: out.Granted, AlreadyEnabled: out.AlreadyEnabled, Scope: "process"}, nil
 		},
 	})
 }
