@@ -1,6 +1,7 @@
 // Package catalog holds mcec's tool descriptors: one per tool, with its name, description, input
-// schema, MCP annotations and handler. Transports and the dispatcher read the catalog; tools fill
-// it. The catalog imports no tool.
+// and result schemas (derived from the tool's Go argument and result types by Define), MCP
+// annotations and handler. Transports and the dispatcher read the catalog; tools fill it. The
+// catalog imports no tool.
 package catalog
 
 import (
