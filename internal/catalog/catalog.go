@@ -1,6 +1,7 @@
 // Package catalog holds mcec's tool descriptors: one per tool, with its name, description, input
-// schema, MCP annotations and handler. Transports and the dispatcher read the catalog; tools fill
-// it. The catalog imports no tool.
+// and result schemas (derived from the tool's Go argument and result types by Define), MCP
+// annotations and handler. Transports and the dispatcher read the catalog; tools fill it. The
+// catalog imports no tool.
 package catalog
 
 import (
@@ -9,10 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -44,7 +47,9 @@ type Image struct {
 }
 
 // Response is a handler's outcome. On success Result is the tool's result object. Warnings ride
-// on failures too: a handler may return a non-nil Response together with an error.
+// on failures too: a handler may return a non-nil Response together with an error. A tool built
+// with Define fills one given to it (warnings, image, observation, session) and returns its
+// typed result, which Define puts in Result.
 type Response struct {
 	Result   any
 	Warnings []contract.Warning
@@ -72,7 +77,8 @@ type Tool struct {
 	// ManagesSessions tools (session-start/-status/-end) resolve sessionId themselves, so that
 	// ending an ended session can be idempotent instead of failing unknown-session up front.
 	ManagesSessions bool
-	// ResultSchema is the JSON Schema of the result object (for docs).
+	// ResultSchema is the JSON Schema of the result object, derived from Define's Out (for docs
+	// and tests; tools/list does not carry it: docs/design.md says why).
 	ResultSchema json.RawMessage
 	// Errors and Warnings are the codes this tool can produce beyond the common ones (for docs
 	// and the guidance coverage test).
@@ -81,6 +87,40 @@ type Tool struct {
 
 	// decode checks and decodes arguments without running the tool (set by Define).
 	decode func(args json.RawMessage) error
+	// result is the result schema, resolved on first use by CheckResult.
+	result     *jsonschema.Schema
+	resultOnce sync.Once
+	resolved   *jsonschema.Resolved
+	resolveErr error
+}
+
+// CheckResult validates a success result against the tool's result schema: result is the
+// value a handler answered or its JSON (json.RawMessage, as a decoded envelope holds it). Tests
+// run it on every result they get (internal/daemon/daemontest), so a result type and what the
+// tool really answers cannot part. It returns nil for tools not built with Define.
+func (t *Tool) CheckResult(result any) error {
+	if t.result == nil {
+		return nil
+	}
+	t.resultOnce.Do(func() { t.resolved, t.resolveErr = t.result.Resolve(nil) })
+	if t.resolveErr != nil {
+		return fmt.Errorf("catalog: resolve result schema of %s: %w", t.Name, t.resolveErr)
+	}
+	raw, ok := result.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(result); err != nil {
+			return err
+		}
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	if err := t.resolved.Validate(v); err != nil {
+		return fmt.Errorf("%s result does not match its schema: %w", t.Name, err)
+	}
+	return nil
 }
 
 // DecodeForTest runs only the argument check and decoding a Define'd tool's handler starts
@@ -139,27 +179,30 @@ func (c *Catalog) Names() []string {
 	return names
 }
 
-// Spec describes a typed tool for Define.
-type Spec[In any] struct {
+// Spec describes a typed tool for Define: arguments In, result Out.
+type Spec[In, Out any] struct {
 	Name            string
 	Title           string
 	Description     string
 	Annotations     Annotations
 	ManagesSessions bool
-	// Result is a zero value of the result type; its schema documents the result.
-	Result any
-	// ResultTypeSchemas stands in for types the schema cannot be derived from (recursive ones).
+	// ResultTypeSchemas stands in for types the result schema cannot be derived from (recursive
+	// ones).
 	ResultTypeSchemas map[reflect.Type]*jsonschema.Schema
 	Errors            []contract.Code
 	Warnings          []contract.Code
-	Run               func(ctx context.Context, call *Call, in *In) (*Response, error)
+	// Run runs the tool. On success it returns the result; on failure an error (a
+	// *contract.Error, possibly wrapped). Either way resp carries what rides beside the result:
+	// warnings (on failures too), an image, an observation, a session to rebind to.
+	Run func(ctx context.Context, call *Call, in *In, resp *Response) (*Out, error)
 }
 
-// Define builds a descriptor for a tool whose arguments decode into In. The input schema is
-// derived from In's JSON and jsonschema struct tags (plus sessionId), so schema and code cannot
-// drift. Arguments are checked against the schema, then decoded strictly: a wrong type or an
-// unknown property fails invalid-argument bad-arguments with a detail naming the field.
-func Define[In any](spec Spec[In]) *Tool {
+// Define builds a descriptor for a tool whose arguments decode into In and whose result is an
+// Out. The input schema is derived from In's JSON and jsonschema struct tags (plus sessionId),
+// the result schema from Out's, so schemas and code cannot drift. Arguments are checked against
+// the schema, then decoded strictly: a wrong type or an unknown property fails invalid-argument
+// bad-arguments with a detail naming the field.
+func Define[In, Out any](spec Spec[In, Out]) *Tool {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("catalog: schema for %s: %v", spec.Name, err))
@@ -182,28 +225,38 @@ func Define[In any](spec Spec[In]) *Tool {
 	if err != nil {
 		panic(fmt.Sprintf("catalog: marshal schema for %s: %v", spec.Name, err))
 	}
-	var resultSchema json.RawMessage
-	if spec.Result != nil {
-		rs, err := jsonschema.ForType(reflect.TypeOf(spec.Result),
-			&jsonschema.ForOptions{IgnoreInvalidTypes: true, TypeSchemas: spec.ResultTypeSchemas})
-		if err != nil {
-			panic(fmt.Sprintf("catalog: result schema for %s: %v", spec.Name, err))
-		}
-		if resultSchema, err = json.Marshal(rs); err != nil {
-			panic(fmt.Sprintf("catalog: marshal result schema for %s: %v", spec.Name, err))
-		}
+	// A json.RawMessage in a result is any JSON (a nested tool's result), not the byte array
+	// its Go type says.
+	typeSchemas := map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.RawMessage](): {}}
+	maps.Copy(typeSchemas, spec.ResultTypeSchemas)
+	rs, err := jsonschema.ForType(reflect.TypeFor[Out](),
+		&jsonschema.ForOptions{IgnoreInvalidTypes: true, TypeSchemas: typeSchemas})
+	if err != nil {
+		panic(fmt.Sprintf("catalog: result schema for %s: %v", spec.Name, err))
+	}
+	resultSchema, err := json.Marshal(rs)
+	if err != nil {
+		panic(fmt.Sprintf("catalog: marshal result schema for %s: %v", spec.Name, err))
 	}
 	return &Tool{
 		Name: spec.Name, Title: spec.Title, Description: spec.Description,
 		Annotations: spec.Annotations, InputSchema: raw, ManagesSessions: spec.ManagesSessions,
-		ResultSchema: resultSchema, Errors: spec.Errors, Warnings: spec.Warnings,
+		ResultSchema: resultSchema, Errors: spec.Errors, Warnings: spec.Warnings, result: rs,
 		decode: func(args json.RawMessage) error { return decodeArgs(resolved, args, new(In)) },
 		Handler: func(ctx context.Context, call *Call, args json.RawMessage) (*Response, error) {
 			in := new(In)
 			if err := decodeArgs(resolved, args, in); err != nil {
 				return nil, err
 			}
-			return spec.Run(ctx, call, in)
+			resp := &Response{}
+			out, err := spec.Run(ctx, call, in, resp)
+			if err != nil {
+				return resp, err
+			}
+			if out != nil {
+				resp.Result = *out
+			}
+			return resp, nil
 		},
 	}
 }

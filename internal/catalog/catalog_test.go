@@ -19,10 +19,10 @@ type probeArgs struct {
 }
 
 func probeTool() *Tool {
-	return Define(Spec[probeArgs]{
+	return Define(Spec[probeArgs, probeArgs]{
 		Name: "probe", Description: "test tool",
-		Run: func(ctx context.Context, call *Call, in *probeArgs) (*Response, error) {
-			return &Response{Result: in}, nil
+		Run: func(ctx context.Context, call *Call, in *probeArgs, resp *Response) (*probeArgs, error) {
+			return in, nil
 		},
 	})
 }
@@ -94,5 +94,34 @@ func TestAddRejectsBadDescriptors(t *testing.T) {
 	c.Add(probeTool())
 	if _, ok := c.Lookup("probe"); !ok || len(c.Tools()) != 1 {
 		t.Fatal("lookup failed")
+	}
+}
+
+type probeResult struct {
+	Count int      `json:"count"`
+	Names []string `json:"names,omitempty"`
+}
+
+// The result schema comes from Out, and CheckResult holds results to it.
+func TestResultSchemaFromOut(t *testing.T) {
+	tool := Define(Spec[struct{}, probeResult]{Name: "counted", Description: "d",
+		Run: func(ctx context.Context, call *Call, in *struct{}, resp *Response) (*probeResult, error) {
+			resp.Warnings = []contract.Warning{contract.Warn(contract.WarnTreeTruncated, "cut")}
+			return &probeResult{Count: 2}, nil
+		}})
+	if !strings.Contains(string(tool.ResultSchema), `"count"`) {
+		t.Errorf("result schema %s lacks count", tool.ResultSchema)
+	}
+	resp, err := tool.Handler(context.Background(), &Call{}, nil)
+	if r, ok := resp.Result.(probeResult); err != nil || !ok || r.Count != 2 || len(resp.Warnings) != 1 {
+		t.Fatalf("handler: %+v, %v", resp, err)
+	}
+	if err := tool.CheckResult(resp.Result); err != nil {
+		t.Errorf("its own result: %v", err)
+	}
+	for _, bad := range []string{`{"count":"two"}`, `{"names":["a"]}`, `{"count":1,"extra":true}`, `[1]`} {
+		if err := tool.CheckResult(json.RawMessage(bad)); err == nil {
+			t.Errorf("%s passed the result schema", bad)
+		}
 	}
 }

@@ -21,8 +21,8 @@ type outerArgs struct {
 }
 
 func TestUnknownArgumentNamesWhatTheToolTakes(t *testing.T) {
-	tool := Define(Spec[outerArgs]{Name: "probe", Description: "d",
-		Run: func(context.Context, *Call, *outerArgs) (*Response, error) { return nil, nil }})
+	tool := Define(Spec[outerArgs, struct{}]{Name: "probe", Description: "d",
+		Run: func(context.Context, *Call, *outerArgs, *Response) (*struct{}, error) { return nil, nil }})
 	for _, tc := range []struct{ args, want string }{
 		{`{"value":"5"}`, `unknown argument "value": the tool takes element, text, sessionId`},
 		{`{"element":{"nam":"x"}}`, `unknown argument "element.nam": element takes name, role`},

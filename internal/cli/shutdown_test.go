@@ -26,9 +26,9 @@ import (
 // reports a timeout; entered says when a call is inside it.
 func waitDispatcher(t *testing.T, entered chan<- struct{}) *dispatch.Dispatcher {
 	c := catalog.New()
-	c.Add(catalog.Define(catalog.Spec[struct{}]{Name: "wait-for", Description: "waits",
+	c.Add(catalog.Define(catalog.Spec[struct{}, struct{}]{Name: "wait-for", Description: "waits",
 		Annotations: catalog.Annotations{ReadOnly: true},
-		Run: func(ctx context.Context, call *catalog.Call, in *struct{}) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *struct{}, resp *catalog.Response) (*struct{}, error) {
 			entered <- struct{}{}
 			select {
 			case <-ctx.Done():

@@ -127,10 +127,10 @@ func TestTakeEnvToken(t *testing.T) {
 func TestCallReadsTokenFile(t *testing.T) {
 	hermeticRuntime(t)
 	c := catalog.New()
-	c.Add(catalog.Define(catalog.Spec[struct{}]{Name: "windows", Description: "lists",
+	c.Add(catalog.Define(catalog.Spec[struct{}, map[string]any]{Name: "windows", Description: "lists",
 		Annotations: catalog.Annotations{ReadOnly: true},
-		Run: func(ctx context.Context, call *catalog.Call, in *struct{}) (*catalog.Response, error) {
-			return &catalog.Response{Result: map[string]any{"windows": []any{}}}, nil
+		Run: func(ctx context.Context, call *catalog.Call, in *struct{}, resp *catalog.Response) (*map[string]any, error) {
+			return &map[string]any{"windows": []any{}}, nil
 		}}))
 	d := dispatch.New(c, session.NewStore(session.Options{Root: t.TempDir()}), nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -188,9 +188,13 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 	d.Admission = admission.New(d.Stop, d.Consent, d.Policy)
 	d.Commands = d.newCommands(cfg.Commands, d.Gate)
-	tools.Register(cat, &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,
+	env := &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,
 		Gate: d.Gate, StartProcess: d.StartProcess, Recordings: d.recordings, Commands: d.Commands,
-		Access: func() any { return d.CommandAccess() }, Provision: d.Provision, Consent: d.Consent, Stop: d.Stop})
+		Access: func() tools.CommandAccess { return tools.CommandAccess(d.CommandAccess()) }, Consent: d.Consent, Stop: d.Stop}
+	if d.Provision != nil { // a nil *provision.Manager in the interface would not be nil
+		env.Provision = d.Provision
+	}
+	tools.Register(cat, env)
 	d.Dispatcher = dispatch.New(cat, d.Sessions, log)
 	d.Dispatcher.SetAdmission(d.Admission)
 	d.Dispatcher.SetAudit(d.Policy)

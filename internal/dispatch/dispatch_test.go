@@ -20,22 +20,25 @@ func fakeCatalog() *catalog.Catalog {
 	c := catalog.New()
 	c.Add(catalog.Define(catalog.Spec[struct {
 		N int `json:"n"`
-	}]{Name: "observe", Description: "succeeds and records an observation",
+	}, map[string]int]{Name: "observe", Description: "succeeds and records an observation",
 		Run: func(ctx context.Context, call *catalog.Call, in *struct {
 			N int `json:"n"`
-		}) (*catalog.Response, error) {
-			return &catalog.Response{Result: map[string]int{"n": in.N}, Observation: map[string]any{"kind": "test", "n": in.N},
-				Image: &catalog.Image{Data: []byte{1}, MIMEType: "image/png"}}, nil
+		}, resp *catalog.Response) (*map[string]int, error) {
+			resp.Observation = map[string]any{"kind": "test", "n": in.N}
+			resp.Image = &catalog.Image{Data: []byte{1}, MIMEType: "image/png"}
+			return &map[string]int{"n": in.N}, nil
 		}}))
-	c.Add(catalog.Define(catalog.Spec[noArgs]{Name: "fail", Description: "fails with a warning",
-		Run: func(ctx context.Context, call *catalog.Call, in *noArgs) (*catalog.Response, error) {
-			return &catalog.Response{Warnings: []contract.Warning{contract.Warn(contract.WarnMinimizedWindow, "restored")}},
-				contract.Errorf(contract.CodeWindowNotFound, "nothing")
+	c.Add(catalog.Define(catalog.Spec[noArgs, noArgs]{Name: "fail", Description: "fails with a warning",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs, resp *catalog.Response) (*noArgs, error) {
+			resp.Warnings = []contract.Warning{contract.Warn(contract.WarnMinimizedWindow, "restored")}
+			return nil, contract.Errorf(contract.CodeWindowNotFound, "nothing")
 		}}))
-	c.Add(catalog.Define(catalog.Spec[noArgs]{Name: "boom", Description: "panics",
-		Run: func(ctx context.Context, call *catalog.Call, in *noArgs) (*catalog.Response, error) { panic("kaboom") }}))
-	c.Add(catalog.Define(catalog.Spec[noArgs]{Name: "plain", Description: "returns a plain error",
-		Run: func(ctx context.Context, call *catalog.Call, in *noArgs) (*catalog.Response, error) {
+	c.Add(catalog.Define(catalog.Spec[noArgs, noArgs]{Name: "boom", Description: "panics",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs, resp *catalog.Response) (*noArgs, error) {
+			panic("kaboom")
+		}}))
+	c.Add(catalog.Define(catalog.Spec[noArgs, noArgs]{Name: "plain", Description: "returns a plain error",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs, resp *catalog.Response) (*noArgs, error) {
 			return nil, errors.New("disk on fire")
 		}}))
 	return c

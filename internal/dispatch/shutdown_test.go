@@ -22,15 +22,15 @@ func TestShutdownIsNotATimeout(t *testing.T) {
 	entered := make(chan struct{}, 1)
 	var ran atomic.Int32
 	// A wait as wait-for does it: on cancellation it reports what it makes of it, a timeout.
-	c.Add(catalog.Define(catalog.Spec[noArgs]{Name: "wait", Description: "waits until cancelled",
-		Run: func(ctx context.Context, call *catalog.Call, in *noArgs) (*catalog.Response, error) {
+	c.Add(catalog.Define(catalog.Spec[noArgs, noArgs]{Name: "wait", Description: "waits until cancelled",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs, resp *catalog.Response) (*noArgs, error) {
 			ran.Add(1)
 			entered <- struct{}{}
 			<-ctx.Done()
 			return nil, contract.Errorf(contract.CodeWaitConditionTimeout, "after 990 ms, the element did not appear")
 		}}))
-	c.Add(catalog.Define(catalog.Spec[noArgs]{Name: "deadline", Description: "fails as a D-Bus call cut short does",
-		Run: func(ctx context.Context, call *catalog.Call, in *noArgs) (*catalog.Response, error) {
+	c.Add(catalog.Define(catalog.Spec[noArgs, noArgs]{Name: "deadline", Description: "fails as a D-Bus call cut short does",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs, resp *catalog.Response) (*noArgs, error) {
 			entered <- struct{}{}
 			<-ctx.Done()
 			return nil, context.DeadlineExceeded
@@ -83,8 +83,8 @@ func TestShutdownIsNotATimeout(t *testing.T) {
 // A call cancelled for another reason (the client went away) keeps the tool's own answer.
 func TestPlainCancellationKeepsTheToolsAnswer(t *testing.T) {
 	c := catalog.New()
-	c.Add(catalog.Define(catalog.Spec[noArgs]{Name: "wait", Description: "waits until cancelled",
-		Run: func(ctx context.Context, call *catalog.Call, in *noArgs) (*catalog.Response, error) {
+	c.Add(catalog.Define(catalog.Spec[noArgs, noArgs]{Name: "wait", Description: "waits until cancelled",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs, resp *catalog.Response) (*noArgs, error) {
 			<-ctx.Done()
 			return nil, contract.Errorf(contract.CodeWaitConditionTimeout, "after 10 ms")
 		}}))

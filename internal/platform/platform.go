@@ -1,6 +1,8 @@
 // Package platform is the seam between mcec's tools and a desktop backend.
 //
-// Tools see only the Desktop interface, the value types and the sentinel errors declared here.
+// Tools see only the Desktop interface — or the role interfaces it joins (WindowReader,
+// WindowOperator, TreeReader, Actor, Capturer, InputProvider, Clipboard, Diagnostics) where a
+// consumer needs one role — the value types and the sentinel errors declared here.
 // The Linux backend (X11 for windows, pixels and input; AT-SPI2 for accessibility trees) lives in
 // the subpackages x11, atspi and linux; another backend (Windows UIA, Wayland) would implement the
 // same interface without touching tools or transports.
@@ -15,20 +17,48 @@ import (
 	"time"
 )
 
-// Desktop is everything tools need from a desktop backend. Implementations must be safe for
-// concurrent use: observation calls run concurrently. Every method honours ctx's deadline.
+// Desktop is everything tools need from a desktop backend: the role interfaces below, joined.
+// A consumer that needs one role asks for that role (a tree reader takes a TreeReader, not a
+// Desktop), so what it depends on is what it uses and a test double implements only that.
+// Implementations must be safe for concurrent use: observation calls run concurrently. Every
+// method honours ctx's deadline.
 type Desktop interface {
+	WindowReader
+	WindowOperator
+	TreeReader
+	Actor
+	Capturer
+	InputProvider
+	Clipboard
+	Diagnostics
+
+	// Close releases connections and undoes any state the backend changed (e.g. redirections).
+	Close() error
+}
+
+// WindowReader reads the screen's layout: top-level windows and monitors, and the window list's
+// changes. It changes nothing.
+type WindowReader interface {
 	// Windows lists the top-level client windows (EWMH _NET_CLIENT_LIST order, bottom to top).
 	Windows(ctx context.Context) ([]Window, error)
 	// Window re-describes one window by handle; ErrWindowClosed when it no longer exists.
 	Window(ctx context.Context, handle uint32) (Window, error)
 	// Displays lists monitors and the virtual screen bounds.
 	Displays(ctx context.Context) (Displays, error)
-	// CaptureRect grabs the on-screen pixels of r (absolute root coordinates, already clipped to the
-	// screen by the caller).
-	CaptureRect(ctx context.Context, r Rect) (*image.RGBA, error)
-	// CaptureWindow grabs the window's own pixels (its client area, Width x Height).
-	CaptureWindow(ctx context.Context, handle uint32) (WindowCapture, error)
+	// WatchWindows reports changes of the window list, the active window, and window mapping,
+	// coalesced like TreeReader.WatchTree.
+	WatchWindows(ctx context.Context) (<-chan struct{}, error)
+}
+
+// WindowOperator changes windows through the window manager.
+type WindowOperator interface {
+	// WindowOp moves, resizes, minimizes, maximizes, restores or activates a window.
+	WindowOp(ctx context.Context, handle uint32, op WindowOp) error
+}
+
+// TreeReader reads accessibility trees: walks, objects by ref, focus, and change events. It
+// changes nothing.
+type TreeReader interface {
 	// Tree returns the accessibility tree of the application frame that belongs to w.
 	Tree(ctx context.Context, w Window, limits TreeLimits) (Tree, error)
 	// Element re-reads one accessible object by ref (no search): ErrElementStale when the object
@@ -37,41 +67,53 @@ type Desktop interface {
 	// Subtree walks the tree under the object ref (the root at depth 0), within limits; errors
 	// as Element's.
 	Subtree(ctx context.Context, ref string, limits TreeLimits) (Tree, error)
-
+	// Focused returns the object that has keyboard focus in process pid (ErrElementStale when none).
+	Focused(ctx context.Context, pid int) (Element, error)
 	// WatchTree reports changes in the accessibility of process pid (children added or removed,
 	// states, text, names, new windows): one value per burst of changes (coalesced, never queued
 	// without bound) until ctx ends. Waits re-check on each value and poll as a fallback.
 	WatchTree(ctx context.Context, pid int) (<-chan struct{}, error)
-	// WatchWindows reports changes of the window list, the active window, and window mapping,
-	// coalesced like WatchTree.
-	WatchWindows(ctx context.Context) (<-chan struct{}, error)
+}
 
+// Actor performs semantic actions on accessible objects.
+type Actor interface {
 	// Act performs a semantic action on the object ref (see ElementAction). It returns once the
 	// action was delivered; ModalPending when the application stopped answering right after it
 	// (a modal dialog runs a nested loop), in which case the action is still in progress.
 	Act(ctx context.Context, ref string, action ElementAction, text string) (ActResult, error)
-	// Focused returns the object that has keyboard focus in process pid (ErrElementStale when none).
-	Focused(ctx context.Context, pid int) (Element, error)
+}
 
+// Capturer reads pixels.
+type Capturer interface {
+	// CaptureRect grabs the on-screen pixels of r (absolute root coordinates, already clipped to the
+	// screen by the caller).
+	CaptureRect(ctx context.Context, r Rect) (*image.RGBA, error)
+	// CaptureWindow grabs the window's own pixels (its client area, Width x Height).
+	CaptureWindow(ctx context.Context, handle uint32) (WindowCapture, error)
+}
+
+// InputProvider hands out the desktop's input synthesizer.
+type InputProvider interface {
 	// Input synthesizes real input (XTEST). Callers serialize gestures; each call is atomic and
 	// leaves no button or key held, also when it fails or ctx ends midway.
 	Input() Input
-	// WindowOp moves, resizes, minimizes, maximizes, restores or activates a window.
-	WindowOp(ctx context.Context, handle uint32, op WindowOp) error
+}
+
+// Clipboard reads and owns the CLIPBOARD selection.
+type Clipboard interface {
 	// ClipboardGet returns the CLIPBOARD selection as UTF-8 text ("" when empty).
 	ClipboardGet(ctx context.Context) (string, error)
 	// ClipboardSet makes the backend own CLIPBOARD with text until another client takes it.
 	ClipboardSet(ctx context.Context, text string) error
+}
 
-	// WindowManager names the running window manager ("" when none announces itself), for
-	// diagnostics (a session's environment.json).
+// Diagnostics describes the desktop for people (a session's environment.json).
+type Diagnostics interface {
+	// WindowManager names the running window manager ("" when none announces itself).
 	WindowManager(ctx context.Context) (string, error)
-	// Apps lists the applications registered on the accessibility bus with their toolkits, for
-	// diagnostics. An application that does not answer is listed with Err set.
+	// Apps lists the applications registered on the accessibility bus with their toolkits. An
+	// application that does not answer is listed with Err set.
 	Apps(ctx context.Context) ([]App, error)
-
-	// Close releases connections and undoes any state the backend changed (e.g. redirections).
-	Close() error
 }
 
 // App is one application on the accessibility bus.

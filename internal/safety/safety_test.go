@@ -131,10 +131,10 @@ func newRig(t *testing.T, s Settings, private bool) *rig {
 	for _, name := range []string{"windows", "click", "launch", "invoke", "clipboard", "send_command", "session-status"} {
 		n := new(atomic.Int32)
 		r.runs[name] = n
-		cat.Add(catalog.Define(catalog.Spec[textArgs]{Name: name, Description: "counts its runs",
-			Run: func(ctx context.Context, call *catalog.Call, in *textArgs) (*catalog.Response, error) {
+		cat.Add(catalog.Define(catalog.Spec[textArgs, map[string]any]{Name: name, Description: "counts its runs",
+			Run: func(ctx context.Context, call *catalog.Call, in *textArgs, resp *catalog.Response) (*map[string]any, error) {
 				n.Add(1)
-				return &catalog.Response{Result: map[string]any{"ran": true}}, nil
+				return &map[string]any{"ran": true}, nil
 			}}))
 	}
 	r.p = NewPolicy(s, private, slog.New(slog.NewTextHandler(r.log, nil)))

@@ -86,7 +86,7 @@ type captureSummary struct {
 }
 
 func captureTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[captureArgs]{
+	return catalog.Define(catalog.Spec[captureArgs, captureResult]{
 		Name:  "capture",
 		Title: "Capture pixels",
 		Description: "Capture a window (its own pixels, even when covered) or a screen region as PNG, with a blank " +
@@ -95,19 +95,21 @@ func captureTool(env *Env) *catalog.Tool {
 			"partialResult; a blank region only warns. A minimized window is restored to be captured " +
 			"(minimized-window); restoreMinimized:false minimizes it again. Use maxWidth/scale and small regions to save tokens.",
 		Annotations: catalog.Annotations{ReadOnly: true, OpenWorld: true},
-		Result:      captureResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeFrameAllBlack, contract.CodeFrameMostlyBlank,
 			contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed, contract.CodePathNotAllowed,
 			contract.CodeFileExists}),
 		Warnings: []contract.Code{contract.WarnMinimizedWindow, contract.WarnRegionClamped, contract.WarnCaptureFallback,
 			contract.WarnCaptureBlank},
-		Run: func(ctx context.Context, call *catalog.Call, in *captureArgs) (*catalog.Response, error) {
-			return runCapture(ctx, env, call, in)
+		Run: func(ctx context.Context, call *catalog.Call, in *captureArgs, resp *catalog.Response) (*captureResult, error) {
+			return runCapture(ctx, env, call, in, resp)
 		},
 	})
 }
 
-func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureArgs) (*catalog.Response, error) {
+// runCapture fills out (the call's response) only once the capture is made or blank: a
+// warning of an attempt that failed earlier (a region clamped, then the grab failed) is not
+// reported.
+func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureArgs, out *catalog.Response) (*captureResult, error) {
 	if in.MaxWidth < 0 {
 		return nil, contract.Errorf(contract.CodeBadArguments, "maxWidth must be positive, got %d", in.MaxWidth)
 	}
@@ -196,19 +198,20 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 			cerr := contract.Errorf(code, "the window's capture is %s (%.2f%% one colour): it may not have painted yet, "+
 				"be covered by nothing visible, or be off screen; the suspect PNG is in partialResult", what, blank.DominantFraction*100)
 			cerr.PartialResult = res
-			return resp, cerr
+			*out = *resp
+			return nil, cerr
 		}
 		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnCaptureBlank,
 			"the region is %s (%.2f%% one colour); regions may legitimately be empty", what, blank.DominantFraction*100))
 	}
 
-	resp.Result = res
 	resp.Observation = captureSummary{Kind: "capture-summary", Window: window, Region: region, Width: res.Width,
 		Height: res.Height, Encoding: "png", Bytes: len(png), BlankCheck: blank, Artifact: res.Artifact, ArtifactError: res.ArtifactError}
 	if inline {
 		resp.Image = &catalog.Image{Data: png, MIMEType: "image/png"}
 	}
-	return resp, nil
+	*out = *resp
+	return &res, nil
 }
 
 // clampRegion clips want to bounds, warning region-clamped when it had to, and failing

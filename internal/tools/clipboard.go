@@ -32,23 +32,22 @@ func (clipboardResult) Withheld() catalog.Withhold {
 }
 
 func clipboardTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[clipboardArgs]{
+	return catalog.Define(catalog.Spec[clipboardArgs, clipboardResult]{
 		Name:  "clipboard",
 		Title: "Read or set the clipboard",
 		Description: "get returns the CLIPBOARD selection as text; set puts text on it (mcec owns the selection until " +
 			"another application takes it). length counts characters.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true}, // set replaces what the user had copied
-		Result:      clipboardResult{},
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors:      []contract.Code{contract.CodeActionUnknown, contract.CodeClipboardTextMissing},
-		Run: func(ctx context.Context, call *catalog.Call, in *clipboardArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *clipboardArgs, resp *catalog.Response) (*clipboardResult, error) {
 			switch in.Action {
 			case "", "get":
 				text, err := env.Desktop.ClipboardGet(ctx)
 				if err != nil {
 					return nil, platformError(err)
 				}
-				return &catalog.Response{Result: clipboardResult{Text: &text, Length: utf8.RuneCountInString(text)}}, nil
+				return &clipboardResult{Text: &text, Length: utf8.RuneCountInString(text)}, nil
 			case "set":
 				if in.Text == nil {
 					return nil, contract.Errorf(contract.CodeClipboardTextMissing, "set needs text")
@@ -68,12 +67,11 @@ func clipboardTool(env *Env) *catalog.Tool {
 				}
 				rb := &ClipboardReadBack{Length: utf8.RuneCountInString(back), Same: back == *in.Text}
 				res.Effect = &Effect{Settled: true, SettledMs: time.Since(start).Milliseconds(), Clipboard: rb}
-				resp := &catalog.Response{Result: res}
 				if !rb.Same {
 					resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnNoObservedEffect,
 						"the clipboard reads back %d characters that differ from the %d set: another application took it", rb.Length, res.Length))
 				}
-				return resp, nil
+				return &res, nil
 			}
 			return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not get or set", in.Action)
 		},

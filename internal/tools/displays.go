@@ -26,13 +26,12 @@ type displaysResult struct {
 }
 
 func displaysTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[displaysArgs]{
+	return catalog.Define(catalog.Spec[displaysArgs, displaysResult]{
 		Name:        "displays",
 		Title:       "List displays",
 		Description: "List monitors with bounds, working area, DPI and scale, and the virtual screen bounds.",
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true},
-		Result:      displaysResult{},
-		Run: func(ctx context.Context, call *catalog.Call, in *displaysArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *displaysArgs, resp *catalog.Response) (*displaysResult, error) {
 			ds, err := env.Desktop.Displays(ctx)
 			if err != nil {
 				return nil, platformError(err)
@@ -43,7 +42,7 @@ func displaysTool(env *Env) *catalog.Tool {
 					Bounds: m.Bounds, WorkingArea: m.WorkingArea, DPI: m.DPI, Scale: m.Scale})
 			}
 			res.Count = len(res.Displays)
-			return &catalog.Response{Result: res}, nil
+			return &res, nil
 		},
 	})
 }

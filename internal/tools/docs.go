@@ -95,6 +95,10 @@ func orderedProperties(schema json.RawMessage) []property {
 		if err != nil {
 			return out
 		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return out
+		}
 		var p struct {
 			Type        any    `json:"type"`
 			Description string `json:"description"`
@@ -102,9 +106,7 @@ func orderedProperties(schema json.RawMessage) []property {
 				Type any `json:"type"`
 			} `json:"items"`
 		}
-		if err := dec.Decode(&p); err != nil {
-			return out
-		}
+		_ = json.Unmarshal(raw, &p) // a boolean schema (true: any value) leaves p empty: "any"
 		out = append(out, property{name: tok.(string), typ: typeText(p.Type, p.Items), desc: p.Description})
 	}
 	return out

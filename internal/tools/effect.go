@@ -173,7 +173,7 @@ func (e *Effect) observed() bool {
 
 // observer holds the state before an action.
 type observer struct {
-	d       platform.Desktop
+	d       desktopReader
 	pid     int    // the process acted on (0: none known)
 	window  uint32 // the target window (0: none)
 	target  string // the acted-on element's ref ("" for none)
@@ -216,7 +216,7 @@ func foregroundWindow(ws []platform.Window) platform.Window {
 // watchAction reads the state an action on element target (a ref, targetFocus, or "") in window
 // w of process pid may change and starts watching for its events. It never fails: what cannot be read is
 // left out of the comparison. Call settle after the action, or stop when it failed.
-func watchAction(ctx context.Context, d platform.Desktop, w platform.Window, target string) *observer {
+func watchAction(ctx context.Context, d desktopReader, w platform.Window, target string) *observer {
 	o := &observer{d: d, pid: w.ProcessID, window: w.Handle, target: target}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	o.cancel = cancel

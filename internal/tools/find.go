@@ -29,19 +29,18 @@ type findResult struct {
 }
 
 func findTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[findArgs]{
+	return catalog.Define(catalog.Spec[findArgs, findResult]{
 		Name:  "find",
 		Title: "Find an element",
 		Description: "Find one element in the target window by selector ({by, value} or {name, nameContains, role, " +
 			"automationId, text, ref, index}). A miss is ok with found:false; several matches fail selector-matched-N " +
 			"listing candidates. With timeout, keeps looking (woken by accessibility events) until it appears.",
 		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
-		Result:            findResult{},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementStale, contract.CodeElementNotFound,
 			contract.CodeNoAccessibleTree, contract.CodeTreeNotReady, contract.CodeFrameAmbiguous, contract.CodeAppNotResponding, contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
 		Warnings: []contract.Code{contract.WarnTreeTruncated},
-		Run: func(ctx context.Context, call *catalog.Call, in *findArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *findArgs, resp *catalog.Response) (*findResult, error) {
 			if err := in.Element.check(); err != nil {
 				return nil, err
 			}
@@ -75,7 +74,7 @@ func findTool(env *Env) *catalog.Tool {
 					return nil, err
 				}
 			}
-			return findResponse(call, res, last, in.Format), nil
+			return findResponse(call, res, last, in.Format, resp), nil
 		},
 	})
 }
@@ -88,14 +87,14 @@ func checkFormat(format string) error {
 	return nil
 }
 
-// findResponse builds find's (and wait-for's) result from the last attempt.
-func findResponse(call *catalog.Call, res findResult, l located, format string) *catalog.Response {
+// findResponse builds find's (and wait-for's) result from the last attempt, and its observation
+// and warnings in resp.
+func findResponse(call *catalog.Call, res findResult, l located, format string, resp *catalog.Response) *findResult {
 	if l.window.Handle != 0 {
 		w := windowInfo(l.window)
 		res.Window = &w
 		call.Session.SetTarget(w)
 	}
-	resp := &catalog.Response{}
 	if l.node != nil {
 		res.Found = true
 		if format == "outline" {
@@ -110,6 +109,5 @@ func findResponse(call *catalog.Call, res findResult, l located, format string) 
 		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnTreeTruncated,
 			"%s; target a smaller window or a more specific selector", l.searchCut()))
 	}
-	resp.Result = res
-	return resp
+	return &res
 }

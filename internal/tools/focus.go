@@ -25,17 +25,16 @@ type focusResult struct {
 }
 
 func focusTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[focusArgs]{
+	return catalog.Define(catalog.Spec[focusArgs, focusResult]{
 		Name:  "focus",
 		Title: "Focus a window",
 		Description: "Bring the target window to the foreground and verify it is active; optionally click at a spot and " +
 			"verify keyboard focus is inside the window (on the element when at names one). Reports the effect.",
 		Annotations:       catalog.Annotations{OpenWorld: true},
-		Result:            focusResult{},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeForegroundNotSet, contract.CodeFocusNotConfirmed,
 			contract.CodeElementNotFound, contract.CodeTargetElevated, contract.CodeEmergencyStopped}),
-		Run: func(ctx context.Context, call *catalog.Call, in *focusArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *focusArgs, resp *catalog.Response) (*focusResult, error) {
 			settle, err := in.duration()
 			if err != nil {
 				return nil, err
@@ -91,7 +90,7 @@ func focusTool(env *Env) *catalog.Tool {
 			// Focusing what already had the focus changes nothing, and that is no failure.
 			eff := obs.settle(ctx, settle, false)
 			res.Effect = &eff
-			return &catalog.Response{Result: res}, nil
+			return &res, nil
 		},
 	})
 }

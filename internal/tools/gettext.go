@@ -40,7 +40,7 @@ type getTextResult struct {
 }
 
 func getTextTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[getTextArgs]{
+	return catalog.Define(catalog.Spec[getTextArgs, getTextResult]{
 		Name:  "get-text",
 		Title: "Read text from pixels (OCR)",
 		Description: "Recognize the text in a window (its own pixels) or a region with Tesseract OCR: text, lineCount, " +
@@ -49,12 +49,11 @@ func getTextTool(env *Env) *catalog.Tool {
 			"prefer query/find when the tree has the text. A small region reads faster and better than a whole window. " +
 			"A blank region fails capture-blank; no readable text fails ocr-no-text.",
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
-		Result:      getTextResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds,
 			contract.CodeFrameAllBlack, contract.CodeFrameMostlyBlank, contract.CodeOCRNoText, contract.CodeOCRUnavailable,
 			contract.CodeCaptureFailed}),
 		Warnings: []contract.Code{contract.WarnMinimizedWindow, contract.WarnRegionClamped, contract.WarnCaptureFallback},
-		Run: func(ctx context.Context, call *catalog.Call, in *getTextArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *getTextArgs, resp *catalog.Response) (*getTextResult, error) {
 			boxes := in.Boxes
 			if boxes == "" {
 				boxes = "words"
@@ -66,14 +65,13 @@ func getTextTool(env *Env) *catalog.Tool {
 				return nil, contract.Errorf(contract.CodeOCRUnavailable,
 					"OCR needs Tesseract, which is not installed on the mcec host: apt-get install tesseract-ocr (Debian/Ubuntu)")
 			}
-			resp := &catalog.Response{}
 			src, err := newPixelSource(ctx, env, call, in.WindowTarget, in.Region, resp)
 			if err != nil {
-				return resp, err
+				return nil, err
 			}
 			img, wc, err := src.grab(ctx)
 			if err != nil {
-				return resp, err
+				return nil, err
 			}
 			src.windowWarnings(ctx, wc, resp, "the window was minimized; it was restored to read it")
 			region := platform.Rect{Width: img.Bounds().Dx(), Height: img.Bounds().Dy()}
@@ -82,17 +80,17 @@ func getTextTool(env *Env) *catalog.Tool {
 			}
 			if blank := imaging.Blank(img); blank.Blank {
 				code, what := blankCode(blank)
-				return resp, contract.Errorf(code, "the area %+v is %s (%.2f%% one colour): there is no text to read",
+				return nil, contract.Errorf(code, "the area %+v is %s (%.2f%% one colour): there is no text to read",
 					region, what, blank.DominantFraction*100)
 			}
 			got, err := recognize(ctx, img, fmt.Sprintf("%+v", region))
 			// Tesseract read a PNG copy: the frame's buffer can go back to the pool.
 			framepool.Release(src.frame)
 			if err != nil {
-				return resp, err
+				return nil, err
 			}
 			if got.WordCount == 0 {
-				return resp, contract.Errorf(contract.CodeOCRNoText,
+				return nil, contract.Errorf(contract.CodeOCRNoText,
 					"no readable text in %+v; capture it to look, or read a tighter region", region)
 			}
 			res := getTextResult{Text: got.Text, LineCount: got.LineCount, WordCount: got.WordCount, Region: region, Window: src.window}
@@ -103,9 +101,8 @@ func getTextTool(env *Env) *catalog.Tool {
 					res.Words = words
 				}
 			}
-			resp.Result = res
 			resp.Observation = observation("get-text", res)
-			return resp, nil
+			return &res, nil
 		},
 	})
 }

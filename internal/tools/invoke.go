@@ -44,7 +44,7 @@ type invokeResult struct {
 }
 
 func invokeTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[invokeArgs]{
+	return catalog.Define(catalog.Spec[invokeArgs, invokeResult]{
 		Name:  "invoke",
 		Title: "Act on an element",
 		Description: "Act on an element: invoke, toggle, setvalue, setfocus, expand, collapse, select (menu items, tabs, " +
@@ -53,14 +53,13 @@ func invokeTool(env *Env) *catalog.Tool {
 			"Returns the observed effect once the UI settled; warns no-observed-effect. modalPending: a modal dialog " +
 			"opened; answer it next.",
 		Annotations:       catalog.Annotations{Destructive: true, OpenWorld: true},
-		Result:            invokeResult{},
 		Warnings:          []contract.Code{contract.WarnNoObservedEffect},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeElementNotFound,
 			contract.CodePatternUnsupported, contract.CodeElementStale, contract.CodeFocusNotSet, contract.CodeInvokeFaulted,
 			contract.CodeAppNotResponding, contract.CodeTargetElevated, contract.CodeValueNotApplied, contract.CodeForegroundNotSet,
 			contract.CodeEmergencyStopped}),
-		Run: func(ctx context.Context, call *catalog.Call, in *invokeArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *invokeArgs, resp *catalog.Response) (*invokeResult, error) {
 			action := platform.ElementAction(in.Action)
 			if action == "" {
 				action = platform.ActInvoke
@@ -133,11 +132,10 @@ func invokeTool(env *Env) *catalog.Tool {
 					res.Element = element(&el.Node)
 				}
 			}
-			resp := &catalog.Response{Result: res}
 			if !eff.observed() && !res.ModalPending {
 				resp.Warnings = append(resp.Warnings, noEffectWarning(fmt.Sprintf("%s on %s (%s %q)", action, l.node.Ref, l.node.Role, l.node.Name), eff))
 			}
-			return resp, nil
+			return &res, nil
 		},
 	})
 }

@@ -45,7 +45,7 @@ type launchResult struct {
 }
 
 func launchTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[launchArgs]{
+	return catalog.Define(catalog.Spec[launchArgs, launchResult]{
 		Name:  "launch",
 		Title: "Launch an application",
 		Description: "Start a program inside the desktop with the switches that make every toolkit publish its " +
@@ -54,16 +54,15 @@ func launchTool(env *Env) *catalog.Tool {
 			"handed off to (attachedToExisting). Warns tree-not-ready when the tree is still on its way, and " +
 			"no-accessible-tree when the program has no accessibility bridge (use capture and pixel input).",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
-		Result:      launchResult{},
 		Errors:      []contract.Code{contract.CodeLaunchPathMissing, contract.CodeLaunchFailed, contract.CodeBadArguments, contract.CodeCommandDisabled},
 		Warnings:    []contract.Code{contract.WarnTreeNotReady, contract.WarnNoAccessibleTree},
-		Run: func(ctx context.Context, call *catalog.Call, in *launchArgs) (*catalog.Response, error) {
-			return runLaunch(ctx, env, call, in)
+		Run: func(ctx context.Context, call *catalog.Call, in *launchArgs, resp *catalog.Response) (*launchResult, error) {
+			return runLaunch(ctx, env, call, in, resp)
 		},
 	})
 }
 
-func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs) (*catalog.Response, error) {
+func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs, resp *catalog.Response) (*launchResult, error) {
 	if in.Path == "" {
 		return nil, contract.Errorf(contract.CodeLaunchPathMissing, "path is required")
 	}
@@ -175,7 +174,8 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 		}
 		call.Session.SetTarget(info)
 	}
-	return &catalog.Response{Result: res, Warnings: warnings}, nil
+	resp.Warnings = warnings
+	return &res, nil
 }
 
 // minTreeWait is the least time launch gives a tree that should be coming, even when the window

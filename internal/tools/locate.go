@@ -45,10 +45,19 @@ type located struct {
 	miss string
 }
 
+// desktopReader is the part of the desktop that finding, waiting and observing read: windows,
+// trees and (for text read by OCR) pixels. It holds nothing that changes the desktop, so a
+// helper that takes it cannot act.
+type desktopReader interface {
+	platform.WindowReader
+	platform.TreeReader
+	platform.Capturer
+}
+
 // locate finds the element sel names, in the window target names (a ref needs no window). It
 // returns located.node == nil for a miss, and contract errors for ambiguity, bad arguments,
 // stale refs and closed windows.
-func locate(ctx context.Context, d platform.Desktop, target WindowTarget, sel *ElementSelector) (located, error) {
+func locate(ctx context.Context, d desktopReader, target WindowTarget, sel *ElementSelector) (located, error) {
 	switch {
 	case sel.ScreenText != "":
 		return locateText(ctx, d, target, sel) // ocrtarget.go
@@ -93,7 +102,7 @@ func locate(ctx context.Context, d platform.Desktop, target WindowTarget, sel *E
 }
 
 // locateRef re-reads a ref directly. A target window, when given, must own the element.
-func locateRef(ctx context.Context, d platform.Desktop, target WindowTarget, sel *ElementSelector) (located, error) {
+func locateRef(ctx context.Context, d desktopReader, target WindowTarget, sel *ElementSelector) (located, error) {
 	el, err := d.Element(ctx, sel.Ref)
 	if err != nil {
 		if errors.Is(err, platform.ErrBadRef) {
@@ -226,7 +235,7 @@ const actionableWait = time.Second
 // locateActionable locates sel like locate and, while the element is missing (or, with
 // showing, not on screen), looks again on the application's events for up to actionableWait.
 // The first attempt has the call's whole deadline; failures other than a miss end it at once.
-func locateActionable(ctx context.Context, d platform.Desktop, target WindowTarget, sel *ElementSelector, showing bool) (located, error) {
+func locateActionable(ctx context.Context, d desktopReader, target WindowTarget, sel *ElementSelector, showing bool) (located, error) {
 	ready := func(l located) bool { return l.node != nil && (!showing || onScreen(l.node)) }
 	l, err := locate(ctx, d, target, sel)
 	if err != nil || ready(l) || sel.Ref != "" && l.node == nil {

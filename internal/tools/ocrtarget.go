@@ -172,7 +172,7 @@ type ocrArea struct {
 
 // readArea captures the window (the whole screen when w is zero) and reads it. A blank image
 // is not read: it has no text.
-func readArea(ctx context.Context, d platform.Desktop, w *platform.Window, screen *platform.Rect) (ocrArea, error) {
+func readArea(ctx context.Context, d desktopReader, w *platform.Window, screen *platform.Rect) (ocrArea, error) {
 	s := &pixelSource{d: d, handle: w.Handle}
 	area := ocrArea{what: "the screen"}
 	if w.Handle != 0 {
@@ -214,7 +214,7 @@ func readArea(ctx context.Context, d platform.Desktop, w *platform.Window, scree
 // locateText resolves a screenText selector through OCR of the target window (the whole
 // screen without one): every run of words that reads as the phrase is a candidate, in reading
 // order, and index or uniqueness picks one as a pseudo-element.
-func locateText(ctx context.Context, d platform.Desktop, target WindowTarget, sel *ElementSelector) (located, error) {
+func locateText(ctx context.Context, d desktopReader, target WindowTarget, sel *ElementSelector) (located, error) {
 	var w platform.Window
 	if !target.empty() {
 		var err error
@@ -285,7 +285,7 @@ func describeTextMiss(sel *ElementSelector, area ocrArea, found int) string {
 // locateOCRRef checks that an ocr: ref's text is still where it was read: the area around its
 // box is read again, and the nearest reading of the text there is the element (with its box as
 // read now). A target window, when given, is reported (and raised by click) but not searched.
-func locateOCRRef(ctx context.Context, d platform.Desktop, target WindowTarget, sel *ElementSelector) (located, error) {
+func locateOCRRef(ctx context.Context, d desktopReader, target WindowTarget, sel *ElementSelector) (located, error) {
 	box, text, ok := parseOCRRef(sel.Ref)
 	if !ok {
 		return located{}, contract.Errorf(contract.CodeBadArguments, "element.ref %q is not a ref from find: ocr refs read ocr:X,Y,W,H:TEXT", sel.Ref)

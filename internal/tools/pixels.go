@@ -14,7 +14,7 @@ import (
 // window-relative part of them), or an absolute screen rectangle. It is resolved once and can
 // grab many times (record).
 type pixelSource struct {
-	d      platform.Desktop
+	d      desktopReader
 	handle uint32         // a window capture when non-zero
 	rect   platform.Rect  // the screen rectangle, or the window-relative part when crop
 	crop   bool           // window capture cut down to rect

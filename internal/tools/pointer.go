@@ -178,18 +178,17 @@ type clickResult struct {
 }
 
 func clickTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[clickArgs]{
+	return catalog.Define(catalog.Spec[clickArgs, clickResult]{
 		Name:  "click",
 		Title: "Click",
 		Description: "Click with real input (XTEST) at an element's centre or a pixel (window-relative with a window " +
 			"target, absolute otherwise). The target window is raised first. Prefer invoke when the element supports it.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
-		Result:      clickResult{},
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeElementStale,
 			contract.CodeForegroundNotSet, contract.CodeTargetElevated, contract.CodeEmergencyStopped, contract.CodeBadArguments,
 			contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
-		Run: func(ctx context.Context, call *catalog.Call, in *clickArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *clickArgs, resp *catalog.Response) (*clickResult, error) {
 			button, err := parseButton(in.Button)
 			if err != nil {
 				return nil, err
@@ -224,9 +223,8 @@ func clickTool(env *Env) *catalog.Tool {
 				res.Window = &info
 				call.Session.SetTarget(info)
 			}
-			var warnings []contract.Warning
-			res.Effect, warnings = settled(ctx, obs, settle, fmt.Sprintf("click at %d,%d", p.X, p.Y))
-			return &catalog.Response{Result: res, Warnings: warnings}, nil
+			res.Effect, resp.Warnings = settled(ctx, obs, settle, fmt.Sprintf("click at %d,%d", p.X, p.Y))
+			return &res, nil
 		},
 	})
 }
@@ -267,18 +265,17 @@ type dragResult struct {
 const maxDragPoints = 1000
 
 func dragTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[dragArgs]{
+	return catalog.Define(catalog.Spec[dragArgs, dragResult]{
 		Name:  "drag",
 		Title: "Drag",
 		Description: "Press at from, move through path, release at to, as one atomic gesture with real input (XTEST); " +
 			"the button is released even when the drag fails. Endpoints are pixels or elements, like click.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
-		Result:      dragResult{},
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeForegroundNotSet,
 			contract.CodeTargetElevated, contract.CodeEmergencyStopped, contract.CodeBadArguments,
 			contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
-		Run: func(ctx context.Context, call *catalog.Call, in *dragArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *dragArgs, resp *catalog.Response) (*dragResult, error) {
 			button, err := parseButton(in.Button)
 			if err != nil {
 				return nil, err
@@ -322,9 +319,8 @@ func dragTool(env *Env) *catalog.Tool {
 				info := windowInfo(w)
 				res.Window = &info
 			}
-			var warnings []contract.Warning
-			res.Effect, warnings = settled(ctx, obs, settle, fmt.Sprintf("drag from %d,%d to %d,%d", from.X, from.Y, to.X, to.Y))
-			return &catalog.Response{Result: res, Warnings: warnings}, nil
+			res.Effect, resp.Warnings = settled(ctx, obs, settle, fmt.Sprintf("drag from %d,%d to %d,%d", from.X, from.Y, to.X, to.Y))
+			return &res, nil
 		},
 	})
 }

@@ -43,8 +43,14 @@ type endSessionResult struct {
 	AlreadyGone bool   `json:"alreadyGone"`
 }
 
+// Provisioner starts and ends isolated instances (provision.Manager).
+type Provisioner interface {
+	Provision(ctx context.Context) (provision.Instance, error)
+	End(id, token string) (provision.EndResult, error)
+}
+
 func provisionSessionTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[provisionArgs]{
+	return catalog.Define(catalog.Spec[provisionArgs, provisionResult]{
 		Name:  "provision-session",
 		Title: "Provision an isolated instance",
 		Description: "Start a separate mcec on its own private headless desktop, loopback port and fresh token, and " +
@@ -53,9 +59,8 @@ func provisionSessionTool(env *Env) *catalog.Tool {
 			"operator allows provisioning.",
 		// Opens a new network endpoint and desktop other clients can reach.
 		Annotations: catalog.Annotations{OpenWorld: true},
-		Result:      provisionResult{},
 		Errors:      []contract.Code{contract.CodeProvisioningNotAuthorized, contract.CodeProvisioningFailed},
-		Run: func(ctx context.Context, call *catalog.Call, in *provisionArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *provisionArgs, resp *catalog.Response) (*provisionResult, error) {
 			if env.Provision == nil {
 				return nil, notAuthorized()
 			}
@@ -63,19 +68,19 @@ func provisionSessionTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, contract.Errorf(contract.CodeProvisioningFailed, "%v", err)
 			}
-			return &catalog.Response{Result: provisionResult{
+			return &provisionResult{
 				SessionID: inst.ID, MCPEndpoint: inst.MCPEndpoint(), FacadeURL: inst.BaseURL() + "/v1/tools",
 				Token: inst.Token, StdioCommand: []string{inst.Binary, "mcp", "--server", inst.MCPEndpoint()},
 				CallCommand: []string{inst.Binary, "call", "--server", inst.BaseURL()},
 				TokenEnv:    "MCEC_TOKEN", Port: inst.Port, ProcessID: inst.PID, Started: inst.Started,
 				ExpiresAfterHours: int(provision.DefaultMaxAge / time.Hour),
-			}}, nil
+			}, nil
 		},
 	})
 }
 
 func endSessionTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[endSessionArgs]{
+	return catalog.Define(catalog.Spec[endSessionArgs, endSessionResult]{
 		Name:  "end-session",
 		Title: "End an isolated instance",
 		Description: "Stop the instance provision-session started (sessionId = its sessionId, token = its token) and " +
@@ -83,10 +88,9 @@ func endSessionTool(env *Env) *catalog.Tool {
 		Annotations: catalog.Annotations{Destructive: true, Idempotent: true},
 		// sessionId names the instance, not a session of this server.
 		ManagesSessions: true,
-		Result:          endSessionResult{},
 		Errors: []contract.Code{contract.CodeProvisioningNotAuthorized, contract.CodeSessionTokenInvalid,
 			contract.CodeBadArguments},
-		Run: func(ctx context.Context, call *catalog.Call, in *endSessionArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *endSessionArgs, resp *catalog.Response) (*endSessionResult, error) {
 			if env.Provision == nil {
 				return nil, notAuthorized()
 			}
@@ -102,7 +106,7 @@ func endSessionTool(env *Env) *catalog.Tool {
 			case err != nil:
 				return nil, err
 			}
-			return &catalog.Response{Result: endSessionResult{SessionID: id, Ended: res.Ended, AlreadyGone: res.AlreadyGone}}, nil
+			return &endSessionResult{SessionID: id, Ended: res.Ended, AlreadyGone: res.AlreadyGone}, nil
 		},
 	})
 }

@@ -109,7 +109,7 @@ type querySummary struct {
 }
 
 func queryTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[queryArgs]{
+	return catalog.Define(catalog.Spec[queryArgs, queryResult]{
 		Name:  "query",
 		Title: "Read the accessibility tree",
 		Description: "The accessibility tree of the target window's frame: nodes with ref, controlType, role, name, " +
@@ -117,12 +117,11 @@ func queryTool(env *Env) *catalog.Tool {
 			"a clipped tree says truncated and names the limit. format outline: one line per node, a quarter of the " +
 			"tokens; since last: only what changed since your last query of it; ref: one element's subtree.",
 		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
-		Result:            queryResult{},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeNoAccessibleTree, contract.CodeTreeNotReady, contract.CodeFrameAmbiguous, contract.CodeAppNotResponding,
 			contract.CodeTargetElevated, contract.CodeAtspiUnavailable}),
 		Warnings: []contract.Code{contract.WarnTreeTruncated, contract.WarnTreeSkeleton, contract.WarnSecretMasked},
-		Run: func(ctx context.Context, call *catalog.Call, in *queryArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *queryArgs, resp *catalog.Response) (*queryResult, error) {
 			limits, err := in.treeLimits()
 			if err != nil {
 				return nil, err
@@ -164,8 +163,7 @@ func queryTool(env *Env) *catalog.Tool {
 					res.Tree = element(tree.Root)
 				}
 			}
-			resp := &catalog.Response{Result: res,
-				Observation: observation("query", querySummary{Window: wi, NodeCount: res.NodeCount, Truncated: res.Truncated})}
+			resp.Observation = observation("query", querySummary{Window: wi, NodeCount: res.NodeCount, Truncated: res.Truncated})
 			if tree.Truncated {
 				resp.Warnings = append(resp.Warnings, truncationWarning(tree, limits))
 			}
@@ -176,7 +174,7 @@ func queryTool(env *Env) *catalog.Tool {
 				resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnSecretMasked,
 					"%d password field(s): their text is withheld", tree.SecretsMasked))
 			}
-			return resp, nil
+			return &res, nil
 		},
 	})
 }

@@ -53,11 +53,19 @@ type recordResult struct {
 	MaxDurationMs int64 `json:"maxDurationMs,omitempty"`
 }
 
+// Recordings is the server's one recording slot (recorder.Manager).
+type Recordings interface {
+	Limits() recorder.Limits
+	Begin(ctx context.Context, grab recorder.Grab, o recorder.Options) (rec, discarded *recorder.Recording, err error)
+	Take() (recorder.Result, error)
+	Release(rec *recorder.Recording)
+}
+
 func recordTool(env *Env) *catalog.Tool {
 	if env.Recordings == nil {
 		env.Recordings = recorder.NewManager(recorder.DefaultLimits)
 	}
-	return catalog.Define(catalog.Spec[recordArgs]{
+	return catalog.Define(catalog.Spec[recordArgs, recordResult]{
 		Name:  "record",
 		Title: "Record an animated GIF",
 		Description: "Record a window (its own pixels) or a screen region as a looping animated GIF. oneshot records " +
@@ -66,17 +74,16 @@ func recordTool(env *Env) *catalog.Tool {
 			"at a time per server. A recording that stopped at a limit is returned by the next stop. The GIF is " +
 			"written to the session's artifact directory (file names it there); no image bytes are returned.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true}, // start takes the one slot and discards an unfetched recording
-		Result:      recordResult{},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeRecordingInProgress,
 			contract.CodeNoRecording, contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed,
 			contract.CodeRecordNoFrames, contract.CodeRecordWriteFailed, contract.CodeEmergencyStopped, contract.CodePathNotAllowed,
 			contract.CodeFileExists}),
 		Warnings: []contract.Code{contract.WarnLimitsClamped, contract.WarnUnfetchedRecordingDiscarded, contract.WarnRegionClamped,
 			contract.WarnMinimizedWindow, contract.WarnCaptureFallback},
-		Run: func(ctx context.Context, call *catalog.Call, in *recordArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *recordArgs, resp *catalog.Response) (*recordResult, error) {
 			switch in.Action {
 			case "", "oneshot", "start":
-				return startRecording(ctx, env, call, in)
+				return startRecording(ctx, env, call, in, resp)
 			case "stop":
 				if !in.WindowTarget.empty() || in.Region != nil {
 					return nil, contract.Errorf(contract.CodeBadArguments, "stop takes no target or region: it stops the running recording")
@@ -85,14 +92,14 @@ func recordTool(env *Env) *catalog.Tool {
 				if errors.Is(err, recorder.ErrNone) {
 					return nil, contract.Errorf(contract.CodeNoRecording, "no recording is running or waiting to be fetched; start one with action start")
 				}
-				return recordResponse(res, &catalog.Response{})
+				return recordResponse(res, resp)
 			}
 			return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not oneshot, start or stop", in.Action)
 		},
 	})
 }
 
-func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recordArgs) (*catalog.Response, error) {
+func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recordArgs, resp *catalog.Response) (*recordResult, error) {
 	switch {
 	case in.FPS < 0:
 		return nil, contract.Errorf(contract.CodeBadArguments, "fps must be positive, got %d", in.FPS)
@@ -106,7 +113,6 @@ func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recor
 	if oneShot && o.Duration == 0 {
 		o.Duration = defaultOneShot
 	}
-	resp := &catalog.Response{}
 	limits := env.Recordings.Limits()
 	if changed := limits.Clamp(&o); len(changed) > 0 {
 		resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnLimitsClamped,
@@ -115,10 +121,10 @@ func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recor
 	}
 	src, err := newPixelSource(ctx, env, call, in.WindowTarget, in.Region, resp)
 	if err != nil {
-		return resp, err
+		return nil, err
 	}
 	if o.Path, err = recordPath(call, in.File, in.Overwrite); err != nil {
-		return resp, err
+		return nil, err
 	}
 	target := recordTarget{Window: src.window, Region: src.region}
 	o.Meta = target
@@ -135,16 +141,16 @@ func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recor
 	rec, discarded, err := env.Recordings.Begin(ctx, grab, o)
 	switch {
 	case errors.Is(err, recorder.ErrInProgress):
-		return resp, contract.Errorf(contract.CodeRecordingInProgress,
+		return nil, contract.Errorf(contract.CodeRecordingInProgress,
 			"a recording is already running; stop it first (action stop) — only one recording runs at a time")
 	case errors.Is(err, recorder.ErrNoFrames):
 		var ce *contract.Error
 		if errors.As(err, &ce) && ce.Category != contract.Internal {
-			return resp, ce // window-closed, region-out-of-bounds…: more useful than record-no-frames
+			return nil, ce // window-closed, region-out-of-bounds…: more useful than record-no-frames
 		}
-		return resp, contract.Errorf(contract.CodeRecordNoFrames, "the recording got no frame: %v", err)
+		return nil, contract.Errorf(contract.CodeRecordNoFrames, "the recording got no frame: %v", err)
 	case err != nil:
-		return resp, contract.Errorf(contract.CodeRecordNoFrames, "the recording could not start: %v", err)
+		return nil, contract.Errorf(contract.CodeRecordNoFrames, "the recording could not start: %v", err)
 	}
 	src.windowWarnings(ctx, first, resp, "the window was minimized; it was restored to record it")
 	target.Window = src.window
@@ -159,9 +165,8 @@ func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recor
 		if limit == 0 {
 			limit = limits.MaxDuration
 		}
-		resp.Result = recordResult{State: "recording", File: o.Path, Frames: 1, FPS: o.FPS, Width: w, Height: h,
-			Target: target, MaxDurationMs: limit.Milliseconds()}
-		return resp, nil
+		return &recordResult{State: "recording", File: o.Path, Frames: 1, FPS: o.FPS, Width: w, Height: h,
+			Target: target, MaxDurationMs: limit.Milliseconds()}, nil
 	}
 	select {
 	case <-rec.Done():
@@ -185,20 +190,20 @@ func recordPath(call *catalog.Call, file string, overwrite bool) (string, error)
 	return path, nil
 }
 
-func recordResponse(r recorder.Result, resp *catalog.Response) (*catalog.Response, error) {
+// recordResponse makes the result of a finished recording (its observation in resp).
+func recordResponse(r recorder.Result, resp *catalog.Response) (*recordResult, error) {
 	target, _ := r.Meta.(recordTarget)
 	if errors.Is(r.WriteErr, recorder.ErrDiscarded) {
-		return resp, contract.Errorf(contract.CodeEmergencyStopped,
+		return nil, contract.Errorf(contract.CodeEmergencyStopped,
 			"the operator's emergency stop discarded the recording (nothing was written); do not retry — tell the user")
 	}
 	if r.WriteErr != nil {
-		return resp, contract.Errorf(contract.CodeRecordWriteFailed, "the recording of %d frames could not be written to %s: %v",
+		return nil, contract.Errorf(contract.CodeRecordWriteFailed, "the recording of %d frames could not be written to %s: %v",
 			r.Frames, r.File, r.WriteErr)
 	}
 	res := recordResult{State: "stopped", File: r.File, Frames: r.Frames, DurationMs: r.Duration.Milliseconds(), FPS: r.FPS,
 		Width: r.Width, Height: r.Height, Bytes: r.Bytes, StopReason: r.StopReason, StopDetail: r.StopDetail,
 		SkippedTicks: r.SkippedTicks, Target: target}
-	resp.Result = res
 	resp.Observation = observation("record", res)
-	return resp, nil
+	return &res, nil
 }

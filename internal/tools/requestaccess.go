@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/consent"
 )
 
 type requestAccessArgs struct {
@@ -21,8 +22,13 @@ type requestAccessResult struct {
 	Scope string `json:"scope"`
 }
 
+// ConsentAsker asks the operator to enable gated commands (consent.Broker).
+type ConsentAsker interface {
+	Request(ctx context.Context, names []string, reason, session string) (consent.Outcome, error)
+}
+
 func requestAccessTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[requestAccessArgs]{
+	return catalog.Define(catalog.Spec[requestAccessArgs, requestAccessResult]{
 		Name:  "request-command-access",
 		Title: "Ask the operator for gated commands",
 		Description: "Ask the operator to enable gated tools or raw commands (launch, raw input on an attached desktop) and wait " +
@@ -30,10 +36,9 @@ func requestAccessTool(env *Env) *catalog.Tool {
 			"consent-pending). Grants last for this server process only. A deny is final for the process (consent-denied): " +
 			"do not ask again.",
 		Annotations: catalog.Annotations{OpenWorld: false},
-		Result:      requestAccessResult{},
 		Errors: []contract.Code{contract.CodeBadArguments, contract.CodeCommandDisabled, contract.CodeConsentDenied,
 			contract.CodeConsentTimeout, contract.CodeConsentUnavailable, contract.CodeConsentPending},
-		Run: func(ctx context.Context, call *catalog.Call, in *requestAccessArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *requestAccessArgs, resp *catalog.Response) (*requestAccessResult, error) {
 			if env.Consent == nil {
 				return nil, contract.Errorf(contract.CodeConsentUnavailable, "this server has no way to ask the operator")
 			}
@@ -41,7 +46,7 @@ func requestAccessTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			return &catalog.Response{Result: requestAccessResult{Granted: out.Granted, AlreadyEnabled: out.AlreadyEnabled, Scope: "process"}}, nil
+			return &requestAccessResult{Granted: out.Granted, AlreadyEnabled: out.AlreadyEnabled, Scope: "process"}, nil
 		},
 	})
 }

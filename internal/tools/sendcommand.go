@@ -39,8 +39,14 @@ type sendCommandResult struct {
 // Withheld implements catalog.Withholder.
 func (r sendCommandResult) Withheld() catalog.Withhold { return r.withhold }
 
+// CommandRunner is the raw command engine (rawcmd.Engine): its current table and its queue.
+type CommandRunner interface {
+	Table() *rawcmd.Table
+	Run(ctx context.Context, line string, origin queue.Origin) (queue.Result, error)
+}
+
 func sendCommandTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[sendCommandArgs]{
+	return catalog.Define(catalog.Spec[sendCommandArgs, sendCommandResult]{
 		Name:  "send_command",
 		Title: "Send a raw command",
 		Description: "Run one raw command line (docs/raw-commands.md) through the server's command queue and return its " +
@@ -49,11 +55,10 @@ func sendCommandTool(env *Env) *catalog.Tool {
 			"held modifiers (shiftdown:/shiftup:), raw mouse (mouse:), pauses, the operator's macros, and the other tools " +
 			"by name. Unknown and disabled commands are refused before anything runs; a macro is all-or-nothing.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
-		Result:      sendCommandResult{},
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: []contract.Code{contract.CodeUnknownCommand, contract.CodeCommandDisabled, contract.CodeCommandDropped,
 			contract.CodeSendCommandTimeout, contract.CodeDisplayUnavailable, contract.CodeLaunchFailed},
-		Run: func(ctx context.Context, call *catalog.Call, in *sendCommandArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *sendCommandArgs, resp *catalog.Response) (*sendCommandResult, error) {
 			if env.Commands == nil {
 				return nil, contract.Errorf(contract.CodeCommandDisabled, "raw commands are not available on this server")
 			}
@@ -89,7 +94,8 @@ func sendCommandTool(env *Env) *catalog.Tool {
 				out.Result = b
 				warnings = append(warnings, res.Tool.Warnings()...)
 			}
-			return &catalog.Response{Result: out, Warnings: warnings}, nil
+			resp.Warnings = warnings
+			return &out, nil
 		},
 	})
 }

@@ -21,71 +21,90 @@ type sessionEndResult struct {
 }
 
 func sessionStartTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[sessionStartArgs]{
+	return catalog.Define(catalog.Spec[sessionStartArgs, session.Status]{
 		Name:  "session-start",
 		Title: "Start a session",
 		Description: "Start a new session with its own target, history and artifact directory. Pass the returned " +
 			"sessionId to later calls; calls without one share the default session.",
 		Annotations:     catalog.Annotations{},
 		ManagesSessions: true,
-		Result:          session.Status{},
-		Run: func(ctx context.Context, call *catalog.Call, in *sessionStartArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *sessionStartArgs, resp *catalog.Response) (*session.Status, error) {
 			s := env.Sessions.Start()
 			// Created now so the agent learns where the session's evidence goes; without a
 			// sessions directory the status simply has no artifactDir.
 			_, _ = s.ArtifactDir()
-			return &catalog.Response{Result: s.Status(), Session: s}, nil
+			resp.Session = s
+			st := s.Status()
+			return &st, nil
 		},
 	})
+}
+
+// SessionStore is the server's sessions as the session tools use them (session.Store).
+type SessionStore interface {
+	Start() *session.Session
+	Resolve(id string) (*session.Session, error)
+	End(id string) (s *session.Session, alreadyEnded bool, err error)
+}
+
+// CommandAccess is which tools and raw commands the agent may use now, as session-status
+// reports it. It has safety.CommandAccess's fields (the daemon converts one into the other, so
+// a field added there and not here fails to compile); tools cannot import safety, which sits
+// above the dispatcher.
+type CommandAccess struct {
+	AgentEnabled       bool     `json:"agentEnabled"`
+	EnabledTools       []string `json:"enabledTools"`
+	GatedTools         []string `json:"gatedTools"`
+	EnabledRawCommands []string `json:"enabledRawCommands"`
 }
 
 // sessionStatusResult is a session's status plus the server's command access.
 type sessionStatusResult struct {
 	session.Status
-	// CommandAccess is safety.CommandAccess: enabledTools, gatedTools, enabledRawCommands.
-	CommandAccess any `json:"commandAccess,omitempty"`
+	// CommandAccess: enabledTools, gatedTools, enabledRawCommands.
+	CommandAccess *CommandAccess `json:"commandAccess,omitempty"`
 	// EmergencyStop is the operator's stop: armed, stopped or unavailable, since when and how.
 	EmergencyStop *estop.Status `json:"emergencyStop,omitempty"`
 }
 
 func sessionStatusTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[sessionIDArgs]{
+	return catalog.Define(catalog.Spec[sessionIDArgs, sessionStatusResult]{
 		Name:            "session-status",
 		Title:           "Session status",
 		Description:     "Report a session's state: start time, artifact directory, call counts, active target, last observation, action and error, and the server's commandAccess (enabledTools, gatedTools, enabledRawCommands) and emergencyStop (state armed, stopped or unavailable; since; how). Served even while the emergency stop refuses every other tool.",
 		Annotations:     catalog.Annotations{ReadOnly: true, Idempotent: true},
 		ManagesSessions: true,
-		Result:          sessionStatusResult{},
 		Errors:          []contract.Code{contract.CodeUnknownSession},
-		Run: func(ctx context.Context, call *catalog.Call, in *sessionIDArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *sessionIDArgs, resp *catalog.Response) (*sessionStatusResult, error) {
 			s, err := env.Sessions.Resolve(call.RequestedSessionID)
 			if err != nil {
 				return nil, unknownSession(call.RequestedSessionID)
 			}
 			res := sessionStatusResult{Status: s.Status()}
 			if env.Access != nil {
-				res.CommandAccess = env.Access()
+				a := env.Access()
+				res.CommandAccess = &a
 			}
 			if env.Stop != nil {
 				st := env.Stop.Status()
 				res.EmergencyStop = &st
 			}
-			return &catalog.Response{Result: res, Session: s}, nil
+			resp.Session = s
+			return &res, nil
 		},
 	})
 }
 
 func sessionEndTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[sessionIDArgs]{
+	return catalog.Define(catalog.Spec[sessionIDArgs, sessionEndResult]{
 		Name:  "session-end",
 		Title: "End a session",
 		Description: "End the session named by sessionId (the default session when omitted; a fresh default starts " +
 			"on the next call). Idempotent: ending an ended session succeeds with alreadyEnded. Artifacts stay on disk.",
 		Annotations:     catalog.Annotations{Idempotent: true},
 		ManagesSessions: true,
-		Result:          sessionEndResult{},
 		Errors:          []contract.Code{contract.CodeUnknownSession},
-		Run: func(ctx context.Context, call *catalog.Call, in *sessionIDArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *sessionIDArgs, resp *catalog.Response) (*sessionEndResult, error) {
 			s, already, err := env.Sessions.End(call.RequestedSessionID)
 			if errors.Is(err, session.ErrUnknown) {
 				return nil, unknownSession(call.RequestedSessionID)
@@ -97,7 +116,8 @@ func sessionEndTool(env *Env) *catalog.Tool {
 			if s != nil {
 				id = s.ID()
 			}
-			return &catalog.Response{Result: sessionEndResult{SessionID: id, Ended: true, AlreadyEnded: already}, Session: s}, nil
+			resp.Session = s
+			return &sessionEndResult{SessionID: id, Ended: true, AlreadyEnded: already}, nil
 		},
 	})
 }

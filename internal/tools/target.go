@@ -83,7 +83,7 @@ const candidateNameMax = 40
 // resolveWindow finds exactly one window for t, or fails with the contract's codes: no selector
 // is bad-arguments, no match window-not-found (window-closed for a handle that no longer exists),
 // several matches selector-matched-N listing the candidates.
-func resolveWindow(ctx context.Context, d platform.Desktop, t WindowTarget) (platform.Window, error) {
+func resolveWindow(ctx context.Context, d platform.WindowReader, t WindowTarget) (platform.Window, error) {
 	if t.empty() {
 		return platform.Window{}, contract.Errorf(contract.CodeBadArguments,
 			"a window target is required: give window, handle, process, pid, className or foreground")

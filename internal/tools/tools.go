@@ -3,46 +3,68 @@
 package tools
 
 import (
+	"context"
 	"log/slog"
 	"os/exec"
 
 	"github.com/mcec/mcec/internal/catalog"
-	"github.com/mcec/mcec/internal/consent"
 	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
-	"github.com/mcec/mcec/internal/provision"
-	"github.com/mcec/mcec/internal/rawcmd/queue"
-	"github.com/mcec/mcec/internal/recorder"
-	"github.com/mcec/mcec/internal/session"
 )
 
-// Env is what tools need from the server.
+// Env is what tools need from the server. Every dependency is a small interface declared
+// beside the tool that uses it (or here, for the gesture path), so a tool depends on what it
+// calls and a test supplies only that; internal/daemon passes its concrete parts. A nil field
+// means the server has no such part (the tool answers accordingly).
 type Env struct {
-	Desktop  platform.Desktop
-	Sessions *session.Store
+	Desktop  Desktop
+	Sessions SessionStore
 	Log      *slog.Logger
 	// Gate serializes input synthesis (click, drag, focus, window, raw input commands).
-	Gate *inputgate.Gate
+	Gate InputGate
 	// StartProcess starts a program inside the desktop (its environment, its lifetime rules) and
 	// returns a channel that yields its exit status once reaped.
 	StartProcess func(cmd *exec.Cmd) (<-chan error, error)
 	// Recordings is the server's one recording slot (record); Register makes one when nil.
-	Recordings *recorder.Manager
+	Recordings Recordings
 	// Commands is the raw command engine (send_command); nil on servers without one.
-	Commands *queue.Engine
-	// Access reports the live command access (safety.CommandAccess) for session-status; nil
-	// on servers without gates.
-	Access func() any
+	Commands CommandRunner
+	// Access reports the live command access for session-status; nil on servers without gates.
+	Access func() CommandAccess
 	// Provision starts isolated instances (provision-session, end-session); nil when the
 	// operator has not allowed provisioning.
-	Provision *provision.Manager
+	Provision Provisioner
 	// Consent asks the operator for gated commands (request-command-access); nil on servers
 	// without a broker.
-	Consent *consent.Broker
-	// Stop is the operator's emergency stop: gestures run under its context (a trip aborts them)
-	// and session-status reports it; nil on servers without one.
-	Stop *estop.Latch
+	Consent ConsentAsker
+	// Stop is the operator's emergency stop, which session-status reports (gestures meet it
+	// through Gate); nil on servers without one.
+	Stop EmergencyStop
+}
+
+// Desktop is the desktop as tools see it: every role but input, which only a hold of the input
+// gate hands out (Gate), so no tool can send input outside the gate and the emergency stop.
+type Desktop interface {
+	platform.WindowReader
+	platform.WindowOperator
+	platform.TreeReader
+	platform.Actor
+	platform.Capturer
+	platform.Clipboard
+	platform.Diagnostics
+}
+
+// InputGate is the one way to input (inputgate.Gate): a gesture's hold carries the input and
+// a context the emergency stop cancels.
+type InputGate interface {
+	Gesture(ctx context.Context) (*inputgate.Hold, error)
+}
+
+// EmergencyStop is the operator's stop as session-status reports it (estop.Latch); gestures
+// meet the stop through the input gate.
+type EmergencyStop interface {
+	Status() estop.Status
 }
 
 // Register adds every tool to c, in the order tools/list shows them.

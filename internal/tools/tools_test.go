@@ -62,6 +62,11 @@ func (h *harness) call(tool string, args any) contract.Envelope {
 	if err != nil {
 		h.t.Fatalf("%s: %v", tool, err)
 	}
+	if t, ok := h.d.Dispatcher.Catalog().Lookup(tool); ok && out.Envelope.OK() {
+		if err := t.CheckResult(out.Envelope.Result()); err != nil {
+			h.t.Errorf("%v", err) // the result type (its schema) and what the tool answered differ
+		}
+	}
 	return contracttest.Check(h.t, contracttest.CheckEnvelope(h.t, out.Envelope))
 }
 

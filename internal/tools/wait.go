@@ -39,7 +39,7 @@ type checkFunc func(ctx context.Context) (done bool, pid int, err error)
 // accessibility events of the process check names, and polling as a fallback. Transient
 // failures (the window not there yet, an app not answering) keep the wait going; the last one is
 // returned with a timeout so the caller can say what it saw. Other errors end the wait at once.
-func waitFor(ctx context.Context, d platform.Desktop, timeout time.Duration, check checkFunc) (ok bool, stats WaitStats, err error) {
+func waitFor(ctx context.Context, d desktopReader, timeout time.Duration, check checkFunc) (ok bool, stats WaitStats, err error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -100,7 +100,7 @@ type treeWatch struct {
 	cancel context.CancelFunc
 }
 
-func (tw *treeWatch) follow(ctx context.Context, d platform.Desktop, pid int) {
+func (tw *treeWatch) follow(ctx context.Context, d platform.TreeReader, pid int) {
 	if pid <= 0 || pid == tw.pid {
 		return
 	}

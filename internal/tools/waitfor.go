@@ -32,19 +32,18 @@ type waitForResult struct {
 }
 
 func waitForTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[waitForArgs]{
+	return catalog.Define(catalog.Spec[waitForArgs, waitForResult]{
 		Name:  "wait-for",
 		Title: "Wait for an element condition",
 		Description: "Wait until an element appears (default), disappears, is enabled, is focused, or has a value equal to " +
 			"text. Woken by accessibility and window events, so it returns within milliseconds of the change. The " +
 			"target window may appear during the wait. A miss fails timeout/wait-condition-timeout saying what was last seen.",
 		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
-		Result:            waitForResult{},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeWaitConditionTimeout, contract.CodeUnknownCondition,
 			contract.CodeElementNotFound, contract.CodeAppNotResponding, contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
 		Warnings: []contract.Code{contract.WarnTreeTruncated},
-		Run: func(ctx context.Context, call *catalog.Call, in *waitForArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *waitForArgs, resp *catalog.Response) (*waitForResult, error) {
 			cond := in.Condition
 			if cond == "" {
 				cond = "appears"
@@ -91,10 +90,8 @@ func waitForTool(env *Env) *catalog.Tool {
 			}
 			ok, stats, err := waitFor(ctx, env.Desktop, time.Duration(timeout)*time.Millisecond, check)
 			if ok {
-				resp := findResponse(call, findResult{Waited: &stats}, last, in.Format)
-				res := resp.Result.(findResult)
-				resp.Result = waitForResult{findResult: res, Condition: cond}
-				return resp, nil
+				res := findResponse(call, findResult{Waited: &stats}, last, in.Format, resp)
+				return &waitForResult{findResult: *res, Condition: cond}, nil
 			}
 			var ce *contract.Error
 			if err != nil && (!transient(err) || (errors.As(err, &ce) && ce.Code == contract.CodeAppNotResponding)) {

@@ -39,17 +39,16 @@ type windowResult struct {
 const animateSteps = 8
 
 func windowTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[windowArgs]{
+	return catalog.Define(catalog.Spec[windowArgs, windowResult]{
 		Name:  "window",
 		Title: "Manage a window",
 		Description: "Move, resize, minimize, maximize, restore or bring a window to the foreground through the window " +
 			"manager, and return the window as it is afterwards.",
 		Annotations: catalog.Annotations{Idempotent: true, OpenWorld: true}, // every action sets an absolute state
-		Result:      windowResult{},
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeForegroundNotSet,
 			contract.CodeTargetElevated}),
-		Run: func(ctx context.Context, call *catalog.Call, in *windowArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *windowArgs, resp *catalog.Response) (*windowResult, error) {
 			kind := platform.WindowOpKind(in.Action)
 			if !slices.Contains(windowActions, kind) {
 				return nil, contract.Errorf(contract.CodeActionUnknown, "action %q is not one of %s", in.Action, joinNames(windowActions))
@@ -106,12 +105,12 @@ func windowTool(env *Env) *catalog.Tool {
 			}
 			info := windowInfo(w)
 			call.Session.SetTarget(info)
-			resp := &catalog.Response{Result: windowResult{Action: string(kind), Window: info, Effect: &eff}}
+			res := windowResult{Action: string(kind), Window: info, Effect: &eff}
 			if why := notInState(w, op); why != "" {
 				resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnNoObservedEffect,
 					"%s of window %d %q: %s after %d ms (the window manager or the application refused or adjusted it)", kind, w.Handle, w.Title, why, eff.SettledMs))
 			}
-			return resp, nil
+			return &res, nil
 		},
 	})
 }

@@ -36,7 +36,7 @@ type windowsResult struct {
 }
 
 func windowsTool(env *Env) *catalog.Tool {
-	return catalog.Define(catalog.Spec[windowsArgs]{
+	return catalog.Define(catalog.Spec[windowsArgs, windowsResult]{
 		Name:  "windows",
 		Title: "List or wait for windows",
 		Description: "List top-level windows (bottom to top) with handle, title, className, processName, processId, " +
@@ -45,9 +45,8 @@ func windowsTool(env *Env) *catalog.Tool {
 			"events) until a matching window appears, disappears or is in the foreground; a timed-out wait is still " +
 			"ok, with satisfied:false and lastObservedWindows.",
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
-		Result:      windowsResult{},
 		Errors:      []contract.Code{contract.CodeWindowsNoCriteria, contract.CodeUnknownCondition, contract.CodeBadArguments},
-		Run: func(ctx context.Context, call *catalog.Call, in *windowsArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *windowsArgs, resp *catalog.Response) (*windowsResult, error) {
 			filter := WindowTarget{Window: in.Window, Handle: in.Handle, Process: in.Process, PID: in.PID, ClassName: in.ClassName}
 			if in.Condition == "" && in.Timeout == 0 {
 				ws, err := env.Desktop.Windows(ctx)
@@ -56,14 +55,15 @@ func windowsTool(env *Env) *catalog.Tool {
 				}
 				res := windowsResult{Windows: infos(filter.filter(ws))}
 				res.Count = len(res.Windows)
-				return &catalog.Response{Result: res, Observation: observation("windows", res)}, nil
+				resp.Observation = observation("windows", res)
+				return &res, nil
 			}
-			return waitWindows(ctx, env, in, filter)
+			return waitWindows(ctx, env, in, filter, resp)
 		},
 	})
 }
 
-func waitWindows(ctx context.Context, env *Env, in *windowsArgs, filter WindowTarget) (*catalog.Response, error) {
+func waitWindows(ctx context.Context, env *Env, in *windowsArgs, filter WindowTarget, resp *catalog.Response) (*windowsResult, error) {
 	cond := in.Condition
 	if cond == "" {
 		cond = "appears"
@@ -114,7 +114,8 @@ func waitWindows(ctx context.Context, env *Env, in *windowsArgs, filter WindowTa
 		seen := infos(all)
 		res.LastObservedWindows = &seen
 	}
-	return &catalog.Response{Result: res, Observation: observation("windows", res)}, nil
+	resp.Observation = observation("windows", res)
+	return &res, nil
 }
 
 func infos(ws []platform.Window) []WindowInfo {

@@ -41,9 +41,9 @@ func testDispatcher(t testing.TB, release <-chan struct{}) *dispatch.Dispatcher 
 // testDispatcherWith also reports on entered each time a blocking call reaches the tool.
 func testDispatcherWith(t testing.TB, release <-chan struct{}, entered chan<- struct{}) *dispatch.Dispatcher {
 	c := catalog.New()
-	c.Add(catalog.Define(catalog.Spec[echoArgs]{Name: "echo", Description: "echo",
+	c.Add(catalog.Define(catalog.Spec[echoArgs, map[string]string]{Name: "echo", Description: "echo",
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true},
-		Run: func(ctx context.Context, call *catalog.Call, in *echoArgs) (*catalog.Response, error) {
+		Run: func(ctx context.Context, call *catalog.Call, in *echoArgs, resp *catalog.Response) (*map[string]string, error) {
 			if in.Block {
 				if entered != nil {
 					entered <- struct{}{}
@@ -57,11 +57,10 @@ func testDispatcherWith(t testing.TB, release <-chan struct{}, entered chan<- st
 			if in.Fail {
 				return nil, contract.Errorf(contract.CodeWindowNotFound, "no %s", in.Text)
 			}
-			resp := &catalog.Response{Result: map[string]string{"text": in.Text}}
 			if in.Image {
 				resp.Image = &catalog.Image{Data: []byte("\x89PNG"), MIMEType: "image/png"}
 			}
-			return resp, nil
+			return &map[string]string{"text": in.Text}, nil
 		}}))
 	return dispatch.New(c, session.NewStore(session.Options{Root: t.TempDir()}), nil)
 }

@@ -78,7 +78,22 @@ func (d *Daemon) Call(t testing.TB, tool string, args any) contract.Envelope {
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
+	checkResult(t, d.Dispatcher.Catalog(), tool, out)
 	return contracttest.Check(t, contracttest.CheckEnvelope(t, out))
+}
+
+// checkResult fails the test when a success's result does not match the tool's result schema
+// (catalog.Tool.CheckResult): the schema docs/tools.md shows is the one tools keep to.
+func checkResult(t testing.TB, cat *catalog.Catalog, tool string, env contract.Envelope) {
+	t.Helper()
+	if !env.OK() {
+		return
+	}
+	if tl, ok := cat.Lookup(tool); ok {
+		if err := tl.CheckResult(env.Result()); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
 }
 
 // CallErr runs one tool without checking anything, for calls made off the test's goroutine
@@ -145,5 +160,6 @@ func (b *Bare) Call(t testing.TB, tool string, args any) contract.Envelope {
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
+	checkResult(t, b.Dispatcher.Catalog(), tool, out.Envelope)
 	return contracttest.Check(t, contracttest.CheckEnvelope(t, out.Envelope))
 }
