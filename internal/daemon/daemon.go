@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -28,6 +27,7 @@ import (
 	"github.com/mcec/mcec/internal/evidence"
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/inputgate"
+	"github.com/mcec/mcec/internal/paths"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/procgroup"
@@ -219,15 +219,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 }
 
 // DefaultSessionsDir is $XDG_STATE_HOME/mcec/sessions, or ~/.local/state/mcec/sessions.
-func DefaultSessionsDir() string {
-	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
-		return filepath.Join(s, "mcec", "sessions")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".local", "state", "mcec", "sessions")
-	}
-	return filepath.Join(os.TempDir(), "mcec-sessions")
-}
+func DefaultSessionsDir() string { return paths.State("sessions") }
 
 // MCPServer builds an MCP server over the daemon's dispatcher, served on the named transport
 // ("stdio", "http"; the name appears in the audit log).

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcec/mcec/internal/paths"
 )
 
 // A desktop must not outlive mcec, even when mcec is killed outright (SIGKILL, the OOM killer)
@@ -89,7 +91,7 @@ func procStart(pid int) (uint64, bool) {
 }
 
 // deskMark is the environment entry every process started inside the desktop carries.
-func deskMark(dir string) []byte { return []byte("XDG_RUNTIME_DIR=" + dir) }
+func deskMark(dir string) []byte { return []byte(paths.RuntimeVar + "=" + dir) }
 
 // hasMark reports whether /proc/PID/environ holds mark as one entry.
 func hasMark(pid int, mark []byte) bool {
@@ -110,7 +112,7 @@ func hasMark(pid int, mark []byte) bool {
 func deskProcs() map[string][]int {
 	ents, _ := os.ReadDir("/proc")
 	out := map[string][]int{}
-	prefix := []byte("XDG_RUNTIME_DIR=")
+	prefix := []byte(paths.RuntimeVar + "=")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
@@ -149,13 +151,7 @@ func killMarked(pids []int, mark []byte) (killed []int) {
 }
 
 // sweepRoots are where desktops' runtime directories are made (makeRuntimeDir).
-func sweepRoots() []string {
-	roots := []string{os.TempDir()}
-	if roots[0] != "/tmp" {
-		roots = append(roots, "/tmp")
-	}
-	return roots
-}
+func sweepRoots() []string { return paths.DesktopRoots() }
 
 // sweepLeftovers removes the runtime directories of desktops whose owner is gone (killed
 // together with its watchdog), after stopping the processes that still carry their mark.

@@ -28,6 +28,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/paths"
 )
 
 // desk is set by Main before any test runs and only read afterwards.
@@ -68,7 +69,7 @@ func Main(m *testing.M) int {
 	desk = d
 	for _, kv := range d.Env() {
 		k, v, _ := strings.Cut(kv, "=")
-		if k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == "XDG_RUNTIME_DIR" {
+		if k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == paths.RuntimeVar {
 			os.Setenv(k, v)
 		}
 	}
