@@ -103,7 +103,7 @@ type Daemon struct {
 	log      *slog.Logger
 	env      []string
 	mu       sync.Mutex
-	launched []*launchedProc
+	launched []*procgroup.Proc // owned programs, stopped by PID at Close
 	closed   bool
 	startup  startupApps // the --launch programs readiness waits for (ready.go)
 
@@ -114,12 +114,6 @@ type Daemon struct {
 	stopListener *estop.Listener // the hotkey; nil when unavailable
 
 	stopConsentScreen func() // the on-screen consent prompter (consentscreen.go); nil when not running
-}
-
-// launchedProc is a program the daemon started; done closes when it has been reaped.
-type launchedProc struct {
-	pid  int
-	done chan struct{}
 }
 
 // Start assembles the daemon. On error, everything it started is stopped again.
@@ -268,9 +262,9 @@ func (d *Daemon) startProcess(cmd *exec.Cmd, owned bool) (<-chan error, error) {
 		env = d.env
 	}
 	cmd.Env, cmd.Args = a11yenv.For(env, cmd.Path, cmd.Args)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var deathSig syscall.Signal // the user's programs outlive mcec
 	if owned {
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+		deathSig = syscall.SIGTERM
 	}
 	var (
 		tail      *stderrTail
@@ -281,23 +275,21 @@ func (d *Daemon) startProcess(cmd *exec.Cmd, owned bool) (<-chan error, error) {
 			tail, tailWrite, cmd.Stderr = t, w, w
 		}
 	}
-	err := cmd.Start()
+	p, err := procgroup.Start(cmd, deathSig)
 	if tailWrite != nil {
 		tailWrite.Close() // the program holds its own copy; the tail ends when every holder exits
 	}
 	if err != nil {
 		return nil, err
 	}
-	d.log.Info("started", "program", cmd.Path, "pid", cmd.Process.Pid)
-	p := &launchedProc{pid: cmd.Process.Pid, done: make(chan struct{})}
+	d.log.Info("started", "program", cmd.Path, "pid", p.PID)
 	exited := make(chan error, 1)
 	go func() {
-		err := cmd.Wait()
+		err := p.Wait()
 		if err != nil && tail != nil {
 			err = tail.annotate(err)
 		}
 		exited <- err
-		close(p.done)
 	}()
 	if owned {
 		d.mu.Lock()
@@ -341,7 +333,7 @@ func (d *Daemon) Close() error {
 		d.stopConsentScreen() // the dialog closes before the display connection does
 	}
 	for _, p := range launched {
-		p.stop()
+		p.Stop(launchedGrace)
 	}
 	if d.recordings != nil {
 		d.recordings.Close()
@@ -361,6 +353,5 @@ func (d *Daemon) Close() error {
 	return errors.Join(errs...)
 }
 
-// stop sends SIGTERM to the program's process group, then SIGKILL if it has not exited after a
-// grace period, and waits until it is reaped.
-func (p *launchedProc) stop() { procgroup.Stop(p.pid, p.done, 2*time.Second) }
+// launchedGrace is how long a launched program's group has between SIGTERM and SIGKILL at Close.
+const launchedGrace = 2 * time.Second

@@ -220,8 +220,8 @@ func (d *Desktop) fail(ctx context.Context, step string, c *child, err error) er
 		e.Program, e.Stderr = c.name, c.tail()
 		if c.exited() {
 			status := "exit status 0"
-			if c.err != nil {
-				status = c.err.Error()
+			if err := c.waitErr(); err != nil {
+				status = err.Error()
 			}
 			e.Err = fmt.Errorf("%w (%s: %s)", err, c.name, status)
 		}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mcec/mcec/internal/paths"
+	"github.com/mcec/mcec/internal/procgroup"
 )
 
 // A desktop must not outlive mcec, even when mcec is killed outright (SIGKILL, the OOM killer)
@@ -241,8 +242,7 @@ rm -rf -- "$dir"
 // watchdog is the desktop's watchdog process and the pipe that keeps it waiting.
 type watchdog struct {
 	w    *os.File
-	cmd  *exec.Cmd
-	done chan struct{}
+	proc *procgroup.Proc
 }
 
 // startWatchdog starts the watchdog of the desktop in dir. It runs in a process group of its
@@ -262,19 +262,14 @@ func startWatchdog(dir string) (*watchdog, error) {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
 	cmd.Stdin = pr
 	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	p, err := procgroup.Start(cmd, 0)
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return nil, err
 	}
 	pr.Close()
-	w := &watchdog{w: pw, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		close(w.done)
-	}()
-	return w, nil
+	return &watchdog{w: pw, proc: p}, nil
 }
 
 // watch adds a process group for the watchdog to end.
@@ -293,10 +288,10 @@ func (w *watchdog) quit() {
 	_, _ = w.w.WriteString("quit\n")
 	w.w.Close()
 	select {
-	case <-w.done:
+	case <-w.proc.Done():
 		return
 	case <-time.After(termGrace):
 	}
-	_ = w.cmd.Process.Kill()
-	<-w.done
+	_ = w.proc.Cmd.Process.Kill()
+	<-w.proc.Done()
 }

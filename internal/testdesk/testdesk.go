@@ -29,6 +29,7 @@ import (
 
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/paths"
+	"github.com/mcec/mcec/internal/procgroup"
 )
 
 // desk is set by Main before any test runs and only read afterwards.
@@ -152,7 +153,9 @@ func start(t testing.TB, cmd *exec.Cmd, piped bool) *Proc {
 		}
 	}
 	cmd.WaitDelay = time.Second // helpers holding the output pipe must not block the cleanup
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Its own group, killed with the test binary; the test may Wait itself (or read its pipes
+	// first), so the cleanup below reaps it rather than a procgroup.Start goroutine.
+	procgroup.Prepare(cmd, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("testdesk.Start %v: %v", argv, err)
 	}
