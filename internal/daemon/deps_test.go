@@ -99,13 +99,10 @@ var rules = map[string]rule{
 	"internal/atomicfile":            {bans: everything},
 	"internal/paths":                 {bans: everything},
 	"internal/procgroup":             {bans: everything},
-	"internal/memtrim":               {bans: everything},
-	"internal/framepool":             {only: []string{"internal/memtrim"}},
+	"internal/framepool":             {bans: everything},
 	"internal/xgbext":                {bans: everything},
-	"internal/xgbquiet":              {bans: everything},
 	"internal/xinput2":               {bans: everything},
-	"internal/ownwindow":             {bans: everything},
-	"internal/heldinput":             {only: []string{"internal/xinput2", "internal/xgbext", "internal/xgbquiet"}},
+	"internal/heldinput":             {only: []string{"internal/xinput2", "internal/xgbext"}},
 	// Test fixtures, test suites and developer tooling: anything may be below them, and the
 	// product may not depend on them (fixtures below).
 	"internal/testdesk":  {},

@@ -250,7 +250,7 @@ func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) 
 // X server is local and ours, so its replies are not given deadlines here.
 func WaitWindow(t testing.TB, pid int, timeout time.Duration) uint32 {
 	t.Helper()
-	// headless (through internal/xgbquiet) has already silenced xgb's logger.
+	// headless (through internal/xgbext) has already silenced xgb's logger.
 	x, err := xgb.NewConnDisplay(Desktop().Display())
 	if err != nil {
 		t.Fatalf("testdesk: connect to X: %v", err)
