@@ -33,8 +33,8 @@ import (
 	"github.com/mcec/mcec/internal/procgroup"
 	"github.com/mcec/mcec/internal/provision"
 	"github.com/mcec/mcec/internal/rawcmd"
-	"github.com/mcec/mcec/internal/recorder"
 	"github.com/mcec/mcec/internal/safety"
+	"github.com/mcec/mcec/internal/screencast"
 	"github.com/mcec/mcec/internal/session"
 	"github.com/mcec/mcec/internal/tools"
 	"github.com/mcec/mcec/internal/transport"
@@ -107,7 +107,7 @@ type Daemon struct {
 	closed   bool
 	startup  startupApps // the --launch programs readiness waits for (ready.go)
 
-	recordings *recorder.Manager // the record tool's slot; stopped (GIF written) before the desktop closes
+	recordings *screencast.Manager // the record tool's slot; stopped (GIF written) before the desktop closes
 
 	// Stop is the operator's emergency stop (internal/estop, wired in estop.go).
 	Stop         *estop.Latch
@@ -160,7 +160,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 	d.Sessions = session.NewStore(session.Options{Root: dir})
 	cat := catalog.New()
-	d.recordings = recorder.NewManager(recorder.DefaultLimits)
+	d.recordings = screencast.NewManager(screencast.DefaultLimits)
 	d.Gate = inputgate.New()
 	d.Policy = safety.NewPolicy(cfg.Safety, d.Private != nil, log)
 	d.Consent = consent.New(consent.Options{Commands: consentCommands{d}, Gate: d.Gate, Timeout: cfg.ConsentTimeout, Log: log})

@@ -85,7 +85,7 @@ var rules = map[string]rule{
 	"internal/inputgate":             {bans: everything},
 	"internal/rawcmd":                {only: []string{"contract", "internal/inputgate", "internal/platform"}},
 	"internal/provision":             {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
-	"internal/recorder":              {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
+	"internal/screencast":            {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
 	"internal/ocr":                   {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
 	"internal/doctor":                {bans: append([]string{"internal/catalog", "internal/session"}, toolsUp...)},
 	"internal/platform":              {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/session", "internal/daemon", "internal/cli"}},

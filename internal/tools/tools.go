@@ -13,7 +13,7 @@ import (
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/provision"
 	"github.com/mcec/mcec/internal/rawcmd"
-	"github.com/mcec/mcec/internal/recorder"
+	"github.com/mcec/mcec/internal/screencast"
 	"github.com/mcec/mcec/internal/session"
 )
 
@@ -28,7 +28,7 @@ type Env struct {
 	// returns a channel that yields its exit status once reaped.
 	StartProcess func(cmd *exec.Cmd) (<-chan error, error)
 	// Recordings is the server's one recording slot (record); Register makes one when nil.
-	Recordings *recorder.Manager
+	Recordings *screencast.Manager
 	// Commands is the raw command engine (send_command); nil on servers without one.
 	Commands *rawcmd.Engine
 	// Access reports the live command access (safety.CommandAccess) for session-status; nil
