@@ -109,14 +109,21 @@ var rules = map[string]rule{
 	"internal/suitedesk": {},
 	"internal/reach":     {},
 	"internal/tasks":     {},
-	"internal/bench":     {},
+	"internal/dev":       {}, // developer tooling (devTools below)
 	"deploy/container":   {}, // the container recipe's tests
 	"internal/soak":      {},
 }
 
-// fixtures are test fixtures and developer tooling, which the shipped binary must not contain.
+// fixtures are test fixtures, which the shipped binary must not contain (developer tooling is
+// kept out by devTools).
 var fixtures = []string{"contract/contracttest", "internal/testdesk", "internal/suitedesk", "internal/reach", "internal/tasks",
-	"internal/bench", "internal/soak", "deploy/container", "internal/platform/fake", "internal/platform/platformtest", "internal/daemon/daemontest"}
+	"internal/soak", "deploy/container", "internal/platform/fake", "internal/platform/platformtest", "internal/daemon/daemontest"}
+
+// devTools is developer tooling (benchmarks, measurements), kept apart from the product: no
+// package depends on it but other developer tooling and the commands that run it.
+const devTools = "internal/dev/"
+
+var devCommands = []string{"cmd/mcec-bench"}
 
 // ruleFor is the most specific rule covering rel.
 func ruleFor(rel string) (string, rule, bool) {
@@ -138,6 +145,9 @@ func TestImportGraph(t *testing.T) {
 			continue
 		}
 		for _, dep := range p.deps {
+			if strings.HasPrefix(dep, devTools) && !strings.HasPrefix(p.rel, devTools) && !slices.Contains(devCommands, p.rel) {
+				t.Errorf("%s depends on %s: only developer tooling (%s...) and %s may use developer tooling", p.rel, dep, devTools, strings.Join(devCommands, ", "))
+			}
 			for _, ban := range r.bans {
 				if strings.HasPrefix(dep, ban) && !strings.HasPrefix(dep, owner+"/") {
 					t.Errorf("%s depends on %s (layering forbids %s → %s)", p.rel, dep, owner, ban)
@@ -181,7 +191,7 @@ var transports = []string{"internal/transport", "internal/cli"}
 const lineServerHome = "internal/rawcmd/server.go"
 
 // developerTools may listen on TCP for their own measurements.
-var developerTools = []string{"internal/bench"}
+var developerTools = []string{"internal/dev"}
 
 func isUnder(rel string, roots []string) bool {
 	return slices.ContainsFunc(roots, func(r string) bool { return rel == r || strings.HasPrefix(rel, r+"/") })

@@ -1,7 +1,7 @@
 // Package framepool owns the memory of captured frames: it reuses their pixel buffers and hands
 // memory back to the operating system after a burst of captures. A 1280x800 frame is 4 MB;
 // allocated afresh per capture it cost page faults and zeroing on every call and a garbage
-// collection every few calls (internal/bench/findings.md). The pool keeps a couple of idle
+// collection every few calls (internal/dev/bench/findings.md). The pool keeps a couple of idle
 // buffers and drops them when a burst of large allocations ends, just before the trim
 // (trim.go) returns them to the operating system.
 package framepool
