@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/mcec/mcec/internal/bench"
+	"github.com/mcec/mcec/internal/dev/bench"
 )
 
 func main() {

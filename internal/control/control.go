@@ -21,12 +21,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mcec/mcec/internal/paths"
 )
 
 // EnvSocket names a control socket explicitly (mcec rearm/consent, when several servers run).
@@ -58,13 +59,7 @@ func Dir() string { return dirs()[0] }
 
 // dirs are the socket directories in order of preference: $XDG_RUNTIME_DIR/mcec, then
 // <tmp>/mcec-<uid> (also used when the runtime directory cannot hold a socket).
-func dirs() []string {
-	tmp := filepath.Join(os.TempDir(), "mcec-"+strconv.Itoa(os.Getuid()))
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return []string{filepath.Join(d, "mcec"), tmp}
-	}
-	return []string{tmp}
-}
+func dirs() []string { return paths.Runtime() }
 
 var seq atomic.Int64
 

@@ -3,13 +3,12 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/inputgate"
+	"github.com/mcec/mcec/internal/paths"
 	"github.com/mcec/mcec/internal/platform/x11"
 	"github.com/mcec/mcec/internal/rawcmd/queue"
 )
@@ -25,15 +24,7 @@ type CommandsConfig struct {
 }
 
 // DefaultCommandsFile is $XDG_CONFIG_HOME/mcec/commands.toml, or ~/.config/mcec/commands.toml.
-func DefaultCommandsFile() string {
-	if s := os.Getenv("XDG_CONFIG_HOME"); s != "" {
-		return filepath.Join(s, "mcec", "commands.toml")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".config", "mcec", "commands.toml")
-	}
-	return ""
-}
+func DefaultCommandsFile() string { return paths.Config("commands.toml") }
 
 // newCommands builds the engine; startCommands starts it once the dispatcher exists (the engine
 // reaches the agent tools through it, and the tools reach the engine through send_command).

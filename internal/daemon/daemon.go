@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -29,13 +28,14 @@ import (
 	"github.com/mcec/mcec/internal/evidence"
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/inputgate"
+	"github.com/mcec/mcec/internal/paths"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/procgroup"
 	"github.com/mcec/mcec/internal/provision"
 	"github.com/mcec/mcec/internal/rawcmd/queue"
-	"github.com/mcec/mcec/internal/recorder"
 	"github.com/mcec/mcec/internal/safety"
+	"github.com/mcec/mcec/internal/screencast"
 	"github.com/mcec/mcec/internal/session"
 	"github.com/mcec/mcec/internal/tools"
 	"github.com/mcec/mcec/internal/transport"
@@ -107,23 +107,17 @@ type Daemon struct {
 	log      *slog.Logger
 	env      []string
 	mu       sync.Mutex
-	launched []*launchedProc
+	launched []*procgroup.Proc // owned programs, stopped by PID at Close
 	closed   bool
 	startup  startupApps // the --launch programs readiness waits for (ready.go)
 
-	recordings *recorder.Manager // the record tool's slot; stopped (GIF written) before the desktop closes
+	recordings *screencast.Manager // the record tool's slot; stopped (GIF written) before the desktop closes
 
 	// Stop is the operator's emergency stop (internal/estop, wired in estop.go).
 	Stop         *estop.Latch
 	stopListener *estop.Listener // the hotkey; nil when unavailable
 
 	stopConsentScreen func() // the on-screen consent prompter (consentscreen.go); nil when not running
-}
-
-// launchedProc is a program the daemon started; done closes when it has been reaped.
-type launchedProc struct {
-	pid  int
-	done chan struct{}
 }
 
 // Start assembles the daemon. On error, everything it started is stopped again.
@@ -170,7 +164,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 	d.Sessions = session.NewStore(session.Options{Root: dir})
 	cat := catalog.New()
-	d.recordings = recorder.NewManager(recorder.DefaultLimits)
+	d.recordings = screencast.NewManager(screencast.DefaultLimits)
 	// The stop first: the input gate's holds run under it.
 	d.Stop = d.newEmergencyStop()
 	d.Gate = inputgate.New(d.Desktop.Input(), d.Stop)
@@ -228,15 +222,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 }
 
 // DefaultSessionsDir is $XDG_STATE_HOME/mcec/sessions, or ~/.local/state/mcec/sessions.
-func DefaultSessionsDir() string {
-	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
-		return filepath.Join(s, "mcec", "sessions")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".local", "state", "mcec", "sessions")
-	}
-	return filepath.Join(os.TempDir(), "mcec-sessions")
-}
+func DefaultSessionsDir() string { return paths.State("sessions") }
 
 // MCPServer builds an MCP server over the daemon's dispatcher, served on the named transport
 // ("stdio", "http"; the name appears in the audit log).
@@ -285,9 +271,9 @@ func (d *Daemon) startProcess(cmd *exec.Cmd, owned bool) (<-chan error, error) {
 		env = d.env
 	}
 	cmd.Env, cmd.Args = a11yenv.For(env, cmd.Path, cmd.Args)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var deathSig syscall.Signal // the user's programs outlive mcec
 	if owned {
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+		deathSig = syscall.SIGTERM
 	}
 	var (
 		tail      *stderrTail
@@ -298,23 +284,21 @@ func (d *Daemon) startProcess(cmd *exec.Cmd, owned bool) (<-chan error, error) {
 			tail, tailWrite, cmd.Stderr = t, w, w
 		}
 	}
-	err := cmd.Start()
+	p, err := procgroup.Start(cmd, deathSig)
 	if tailWrite != nil {
 		tailWrite.Close() // the program holds its own copy; the tail ends when every holder exits
 	}
 	if err != nil {
 		return nil, err
 	}
-	d.log.Info("started", "program", cmd.Path, "pid", cmd.Process.Pid)
-	p := &launchedProc{pid: cmd.Process.Pid, done: make(chan struct{})}
+	d.log.Info("started", "program", cmd.Path, "pid", p.PID)
 	exited := make(chan error, 1)
 	go func() {
-		err := cmd.Wait()
+		err := p.Wait()
 		if err != nil && tail != nil {
 			err = tail.annotate(err)
 		}
 		exited <- err
-		close(p.done)
 	}()
 	if owned {
 		d.mu.Lock()
@@ -358,7 +342,7 @@ func (d *Daemon) Close() error {
 		d.stopConsentScreen() // the dialog closes before the display connection does
 	}
 	for _, p := range launched {
-		p.stop()
+		p.Stop(launchedGrace)
 	}
 	if d.recordings != nil {
 		d.recordings.Close()
@@ -378,6 +362,5 @@ func (d *Daemon) Close() error {
 	return errors.Join(errs...)
 }
 
-// stop sends SIGTERM to the program's process group, then SIGKILL if it has not exited after a
-// grace period, and waits until it is reaped.
-func (p *launchedProc) stop() { procgroup.Stop(p.pid, p.done, 2*time.Second) }
+// launchedGrace is how long a launched program's group has between SIGTERM and SIGKILL at Close.
+const launchedGrace = 2 * time.Second

@@ -88,7 +88,7 @@ var rules = map[string]rule{
 	"internal/errmap":                {only: []string{"contract"}},
 	"internal/admission":             {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/safety", "internal/consent", "internal/estop", "internal/daemon", "internal/cli"}},
 	"internal/provision":             {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
-	"internal/recorder":              {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
+	"internal/screencast":            {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
 	"internal/ocr":                   {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
 	"internal/doctor":                {bans: append([]string{"internal/catalog", "internal/session"}, toolsUp...)},
 	"internal/platform":              {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/session", "internal/daemon", "internal/cli"}},
@@ -97,31 +97,36 @@ var rules = map[string]rule{
 	"internal/headless":              {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
 	"internal/imaging":               {bans: everything},
 	"internal/a11yenv":               {bans: everything},
-	"internal/control":               {only: []string{"internal/atomicfile"}},
+	"internal/control":               {only: []string{"internal/atomicfile", "internal/paths"}},
 	"internal/agentguide":            {bans: everything},
 	"internal/atomicfile":            {bans: everything},
+	"internal/paths":                 {bans: everything},
 	"internal/procgroup":             {bans: everything},
-	"internal/memtrim":               {bans: everything},
-	"internal/framepool":             {only: []string{"internal/memtrim"}},
+	"internal/framepool":             {bans: everything},
 	"internal/xgbext":                {bans: everything},
-	"internal/xgbquiet":              {bans: everything},
 	"internal/xinput2":               {bans: everything},
-	"internal/ownwindow":             {bans: everything},
-	"internal/heldinput":             {only: []string{"internal/xinput2", "internal/xgbext", "internal/xgbquiet"}},
+	"internal/heldinput":             {only: []string{"internal/xinput2", "internal/xgbext"}},
 	// Test fixtures, test suites and developer tooling: anything may be below them, and the
 	// product may not depend on them (fixtures below).
 	"internal/testdesk":  {},
 	"internal/suitedesk": {},
 	"internal/reach":     {},
 	"internal/tasks":     {},
-	"internal/bench":     {},
+	"internal/dev":       {}, // developer tooling (devTools below)
 	"deploy/container":   {}, // the container recipe's tests
 	"internal/soak":      {},
 }
 
-// fixtures are test fixtures and developer tooling, which the shipped binary must not contain.
+// fixtures are test fixtures, which the shipped binary must not contain (developer tooling is
+// kept out by devTools).
 var fixtures = []string{"contract/contracttest", "internal/testdesk", "internal/suitedesk", "internal/reach", "internal/tasks",
-	"internal/bench", "internal/soak", "deploy/container", "internal/platform/fake", "internal/platform/platformtest", "internal/daemon/daemontest"}
+	"internal/soak", "deploy/container", "internal/platform/fake", "internal/platform/platformtest", "internal/daemon/daemontest"}
+
+// devTools is developer tooling (benchmarks, measurements), kept apart from the product: no
+// package depends on it but other developer tooling and the commands that run it.
+const devTools = "internal/dev/"
+
+var devCommands = []string{"cmd/mcec-bench"}
 
 // ruleFor is the most specific rule covering rel.
 func ruleFor(rel string) (string, rule, bool) {
@@ -143,6 +148,9 @@ func TestImportGraph(t *testing.T) {
 			continue
 		}
 		for _, dep := range p.deps {
+			if strings.HasPrefix(dep, devTools) && !strings.HasPrefix(p.rel, devTools) && !slices.Contains(devCommands, p.rel) {
+				t.Errorf("%s depends on %s: only developer tooling (%s...) and %s may use developer tooling", p.rel, dep, devTools, strings.Join(devCommands, ", "))
+			}
 			for _, ban := range r.bans {
 				if strings.HasPrefix(dep, ban) && !strings.HasPrefix(dep, owner+"/") {
 					t.Errorf("%s depends on %s (layering forbids %s → %s)", p.rel, dep, owner, ban)
@@ -184,7 +192,7 @@ var transports = []string{"internal/transport", "internal/cli"}
 
 // developerTools may listen on TCP for their own measurements, and test fixtures (fixtures) to
 // find a free port.
-var developerTools = []string{"internal/bench"}
+var developerTools = []string{"internal/dev"}
 
 func isUnder(rel string, roots []string) bool {
 	return slices.ContainsFunc(roots, func(r string) bool { return rel == r || strings.HasPrefix(rel, r+"/") })

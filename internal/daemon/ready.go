@@ -18,7 +18,7 @@ type startupApps struct {
 
 type startupApp struct {
 	name   string
-	pid    int // leads its own process group (startProcess sets Setpgid)
+	pid    int // leads its own process group (startProcess starts it with procgroup.Start)
 	mapped bool
 }
 

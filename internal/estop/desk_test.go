@@ -17,7 +17,7 @@ import (
 	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/testdesk"
-	_ "github.com/mcec/mcec/internal/xgbquiet"
+	_ "github.com/mcec/mcec/internal/xgbext"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdesk.Main(m)) }

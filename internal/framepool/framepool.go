@@ -1,14 +1,14 @@
-// Package framepool reuses the pixel buffers of captured frames. A 1280x800 frame is 4 MB;
+// Package framepool owns the memory of captured frames: it reuses their pixel buffers and hands
+// memory back to the operating system after a burst of captures. A 1280x800 frame is 4 MB;
 // allocated afresh per capture it cost page faults and zeroing on every call and a garbage
-// collection every few calls (internal/bench/findings.md). The pool keeps a couple of idle
-// buffers and hands them back to the runtime when a burst of captures ends (memtrim).
+// collection every few calls (internal/dev/bench/findings.md). The pool keeps a couple of idle
+// buffers and drops them when a burst of large allocations ends, just before the trim
+// (trim.go) returns them to the operating system.
 package framepool
 
 import (
 	"image"
 	"sync"
-
-	"github.com/mcec/mcec/internal/memtrim"
 )
 
 const (
@@ -22,11 +22,6 @@ var pool struct {
 	mu    sync.Mutex
 	free  [][]byte
 	bytes int
-}
-
-func init() {
-	// The trim after a burst drops the idle buffers first, so they are returned too.
-	memtrim.BeforeTrim(Drop)
 }
 
 // NewRGBA returns a w x h image whose pixels are NOT cleared: the caller must write every one.

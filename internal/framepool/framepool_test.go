@@ -4,8 +4,6 @@ import (
 	"image"
 	"testing"
 	"time"
-
-	"github.com/mcec/mcec/internal/memtrim"
 )
 
 func TestReuse(t *testing.T) {
@@ -60,20 +58,24 @@ func TestBounded(t *testing.T) {
 	}
 }
 
-// A trim of memtrim.Default drops the idle buffers, so the memory goes back with it.
+// A trim of Default, scheduled by Note, drops the idle buffers, so the memory goes back with it.
 func TestTrimDrops(t *testing.T) {
 	Drop()
 	Release(NewRGBA(16, 16))
-	// Registered after framepool's own hook (init), so it runs once Drop has: waiting on the
-	// trim count instead could look at the pool between the count and the hooks.
+	// free runs once Drop has: waiting on the trim count instead could look at the pool between
+	// the count and the drop.
 	trimmed := make(chan struct{}, 1)
-	memtrim.BeforeTrim(func() {
+	Default.mu.Lock()
+	old := Default.free
+	Default.free = func() {
 		select {
 		case trimmed <- struct{}{}:
 		default:
 		}
-	})
-	memtrim.Note(memtrim.MinBytes) // schedules a trim a second from now
+	}
+	Default.mu.Unlock()
+	t.Cleanup(func() { Default.mu.Lock(); Default.free = old; Default.mu.Unlock() })
+	Note(MinBytes) // schedules a trim a second from now
 	select {
 	case <-trimmed:
 	case <-time.After(20 * time.Second):

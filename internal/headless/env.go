@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcec/mcec/internal/a11yenv"
+	"github.com/mcec/mcec/internal/paths"
 )
 
 // dropEnv are variables that would point a program at some other desktop,
@@ -27,7 +28,7 @@ func desktopEnv(base []string, display, busAddress, runtimeDir string) []string 
 	set := [][2]string{
 		{"DISPLAY", display},
 		{"DBUS_SESSION_BUS_ADDRESS", busAddress},
-		{"XDG_RUNTIME_DIR", runtimeDir},
+		{paths.RuntimeVar, runtimeDir},
 		{"XDG_SESSION_TYPE", "x11"},
 		// Toolkits pick X11 even if the parent session was Wayland.
 		{"GDK_BACKEND", "x11"},

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/paths"
 )
 
 // DefaultStartTimeout bounds Start when ctx has no deadline.
@@ -186,16 +188,10 @@ func (d *Desktop) start(ctx context.Context, opts Options) error {
 	return <-wmErr
 }
 
-// makeRuntimeDir creates the private XDG_RUNTIME_DIR. Socket paths inside it
-// must stay well under the 108-byte sun_path limit (the AT-SPI launcher
-// silently falls back to a socket in /tmp at 100), so a long TMPDIR is
-// bypassed.
+// makeRuntimeDir creates the private XDG_RUNTIME_DIR in paths.DesktopRoot, which
+// bypasses a TMPDIR too long for the sockets inside.
 func makeRuntimeDir() (string, error) {
-	base := os.TempDir()
-	if len(base) > 48 {
-		base = "/tmp"
-	}
-	dir, err := os.MkdirTemp(base, "mcec-desk-")
+	dir, err := os.MkdirTemp(paths.DesktopRoot(), deskPrefix)
 	if err != nil {
 		return "", err
 	}
@@ -224,8 +220,8 @@ func (d *Desktop) fail(ctx context.Context, step string, c *child, err error) er
 		e.Program, e.Stderr = c.name, c.tail()
 		if c.exited() {
 			status := "exit status 0"
-			if c.err != nil {
-				status = c.err.Error()
+			if err := c.waitErr(); err != nil {
+				status = err.Error()
 			}
 			e.Err = fmt.Errorf("%w (%s: %s)", err, c.name, status)
 		}

@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcec/mcec/internal/paths"
+	"github.com/mcec/mcec/internal/procgroup"
 )
 
 // A desktop must not outlive mcec, even when mcec is killed outright (SIGKILL, the OOM killer)
@@ -89,7 +92,7 @@ func procStart(pid int) (uint64, bool) {
 }
 
 // deskMark is the environment entry every process started inside the desktop carries.
-func deskMark(dir string) []byte { return []byte("XDG_RUNTIME_DIR=" + dir) }
+func deskMark(dir string) []byte { return []byte(paths.RuntimeVar + "=" + dir) }
 
 // hasMark reports whether /proc/PID/environ holds mark as one entry.
 func hasMark(pid int, mark []byte) bool {
@@ -110,7 +113,7 @@ func hasMark(pid int, mark []byte) bool {
 func deskProcs() map[string][]int {
 	ents, _ := os.ReadDir("/proc")
 	out := map[string][]int{}
-	prefix := []byte("XDG_RUNTIME_DIR=")
+	prefix := []byte(paths.RuntimeVar + "=")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
@@ -149,13 +152,7 @@ func killMarked(pids []int, mark []byte) (killed []int) {
 }
 
 // sweepRoots are where desktops' runtime directories are made (makeRuntimeDir).
-func sweepRoots() []string {
-	roots := []string{os.TempDir()}
-	if roots[0] != "/tmp" {
-		roots = append(roots, "/tmp")
-	}
-	return roots
-}
+func sweepRoots() []string { return paths.DesktopRoots() }
 
 // sweepLeftovers removes the runtime directories of desktops whose owner is gone (killed
 // together with its watchdog), after stopping the processes that still carry their mark.
@@ -245,8 +242,7 @@ rm -rf -- "$dir"
 // watchdog is the desktop's watchdog process and the pipe that keeps it waiting.
 type watchdog struct {
 	w    *os.File
-	cmd  *exec.Cmd
-	done chan struct{}
+	proc *procgroup.Proc
 }
 
 // startWatchdog starts the watchdog of the desktop in dir. It runs in a process group of its
@@ -266,19 +262,14 @@ func startWatchdog(dir string) (*watchdog, error) {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
 	cmd.Stdin = pr
 	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	p, err := procgroup.Start(cmd, 0)
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return nil, err
 	}
 	pr.Close()
-	w := &watchdog{w: pw, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		close(w.done)
-	}()
-	return w, nil
+	return &watchdog{w: pw, proc: p}, nil
 }
 
 // watch adds a process group for the watchdog to end.
@@ -297,10 +288,10 @@ func (w *watchdog) quit() {
 	_, _ = w.w.WriteString("quit\n")
 	w.w.Close()
 	select {
-	case <-w.done:
+	case <-w.proc.Done():
 		return
 	case <-time.After(termGrace):
 	}
-	_ = w.cmd.Process.Kill()
-	<-w.done
+	_ = w.proc.Cmd.Process.Kill()
+	<-w.proc.Done()
 }

@@ -130,7 +130,7 @@ func TestWatchdogEndsMarkedProcesses(t *testing.T) {
 		t.Fatal("the watchdog left a marked process running")
 	}
 	select {
-	case <-w.done:
+	case <-w.proc.Done():
 	case <-time.After(30 * time.Second):
 		t.Fatal("the watchdog did not finish")
 	}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcec/mcec/internal/procgroup"
 )
 
 const (
@@ -30,12 +32,14 @@ const (
 // the launcher's a11y dbus-daemon and the registryd that bus activates.
 type child struct {
 	name string
-	cmd  *exec.Cmd
 	pid  int
-	done chan struct{} // closed once the process has been reaped
-	err  error         // Wait's result; read only after done
+	done <-chan struct{} // closed once the process has been reaped
+	proc *procgroup.Proc
 	out  *lineLog
 }
+
+// waitErr is what Wait returned; read only after done.
+func (c *child) waitErr() error { return c.proc.Err() }
 
 // spawn starts argv as a child in its own process group. Its stdout and
 // stderr go to the logger line by line (never to our stdout). extra become
@@ -51,19 +55,15 @@ func spawn(log *slog.Logger, name string, argv, env []string, extra []*os.File, 
 	// for grandchildren that inherited the pipe (the a11y bus does).
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.ExtraFiles = extra
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSig}
-	if err := cmd.Start(); err != nil {
+	p, err := procgroup.Start(cmd, deathSig)
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return nil, err
 	}
 	pw.Close()
-	c := &child{name: name, cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{})}
+	c := &child{name: name, pid: p.PID, done: p.Done(), proc: p}
 	c.out = readLines(pr, log.With("proc", name, "pid", c.pid))
-	go func() {
-		c.err = cmd.Wait()
-		close(c.done)
-	}()
 	log.Debug("started", "proc", name, "pid", c.pid, "argv", argv)
 	return c, nil
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/mcec/mcec/internal/procgroup"
 )
 
 // Run starts a desktop, runs argv inside it (with Env()), stops the desktop
@@ -46,18 +48,17 @@ func runIn(ctx context.Context, d *Desktop, argv []string, stdin io.Reader, stdo
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	// Output still held open by the command's leftovers must not keep us.
 	cmd.WaitDelay = termGrace
-	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	ttyFd, tty := foregroundTTY(stdin)
 	if tty {
-		attr.Foreground, attr.Ctty = true, ttyFd
+		cmd.SysProcAttr = &syscall.SysProcAttr{Foreground: true, Ctty: ttyFd}
 	}
-	cmd.SysProcAttr = attr
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	if err := cmd.Start(); err != nil {
+	p, err := procgroup.Start(cmd, syscall.SIGTERM)
+	if err != nil {
 		code := 126
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			code = 127
@@ -67,10 +68,8 @@ func runIn(ctx context.Context, d *Desktop, argv []string, stdin io.Reader, stdo
 	if tty {
 		defer takeForeground(ttyFd)
 	}
-	pgid := cmd.Process.Pid
+	pgid := p.PID
 	d.log.Debug("running", "argv", argv, "pid", pgid, "display", d.display)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 
 	var waitErr error
 	ctxDone := ctx.Done()
@@ -88,13 +87,13 @@ wait:
 			kill = t.C
 		case <-kill:
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		case waitErr = <-done:
+		case <-p.Done():
+			waitErr = p.Err()
 			break wait
 		}
 	}
 	// Leftovers in the command's group would lose their display anyway.
-	leader := &child{name: argv[0], pid: pgid, done: make(chan struct{})}
-	close(leader.done)
+	leader := &child{name: argv[0], pid: pgid, done: p.Done(), proc: p}
 	if err := stopChildren([]*child{leader}); err != nil {
 		d.log.Warn("command left processes behind", "err", err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/mcec/mcec/internal/xgbext"
-	_ "github.com/mcec/mcec/internal/xgbquiet"
 )
 
 // requiredExtensions are what mcec's X backend relies on (all of them in xgbext.Extensions).

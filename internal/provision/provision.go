@@ -131,7 +131,7 @@ const recordFile = "instance.json"
 // running is an instance this manager started; done closes once it has been reaped.
 type running struct {
 	rec  record
-	done chan struct{}
+	done <-chan struct{} // closed once the instance has been reaped
 }
 
 // Manager starts, ends and reaps instances. It is safe for concurrent use.
@@ -375,19 +375,14 @@ func (m *Manager) start(ctx context.Context) (Instance, error) {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.ExtraFiles = []*os.File{readyW}
 	// Its own process group (End signals the group); SIGTERM when the provisioning server dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	startErr := cmd.Start()
+	p, startErr := procgroup.Start(cmd, syscall.SIGTERM)
 	readyW.Close()
 	logf.Close()
 	if startErr != nil {
 		return fail(nil, "start %s: %v", m.opt.Binary, startErr)
 	}
-	r := &running{done: make(chan struct{}), rec: record{ID: id, PID: cmd.Process.Pid, Started: time.Now().UTC(),
+	r := &running{done: p.Done(), rec: record{ID: id, PID: p.PID, Started: time.Now().UTC(),
 		TokenHash: hashToken(token), ParentPID: os.Getpid()}}
-	go func() {
-		_ = cmd.Wait()
-		close(r.done)
-	}()
 	// Recorded before readiness, so a crash of this server while the instance starts still
 	// leaves something to reap.
 	if err := writeRecord(dir, r.rec); err != nil {

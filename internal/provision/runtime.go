@@ -14,16 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mcec/mcec/internal/atomicfile"
+	"github.com/mcec/mcec/internal/paths"
 )
 
 // RuntimeDir is the per-user instances directory: $XDG_RUNTIME_DIR/mcec/instances, or
 // $TMPDIR/mcec-UID/instances where there is no runtime directory.
-func RuntimeDir() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "mcec", "instances")
-	}
-	return filepath.Join(os.TempDir(), "mcec-"+strconv.Itoa(os.Getuid()), "instances")
-}
+func RuntimeDir() string { return filepath.Join(paths.Runtime()[0], "instances") }
 
 // privateDir creates dir (and the parents mcec owns) with mode 0700 and checks that dir is a
 // real directory owned by this user and closed to everyone else: in a shared /tmp another

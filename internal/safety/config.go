@@ -10,10 +10,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/mcec/mcec/internal/paths"
 )
 
 // File is config.toml. Every field is optional: an absent switch keeps its default.
@@ -52,15 +53,7 @@ type Switch struct {
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/mcec/config.toml, or ~/.config/mcec/config.toml.
-func DefaultPath() string {
-	if s := os.Getenv("XDG_CONFIG_HOME"); s != "" {
-		return filepath.Join(s, "mcec", "config.toml")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".config", "mcec", "config.toml")
-	}
-	return ""
-}
+func DefaultPath() string { return paths.Config("config.toml") }
 
 // Load reads a configuration file. A missing file is an empty configuration unless required
 // (the operator named it with --config or MCEC_CONFIG). Unknown settings are errors: a typo

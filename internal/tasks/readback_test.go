@@ -21,7 +21,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
-	_ "github.com/mcec/mcec/internal/xgbquiet" // xgb logs nothing to stderr
+	_ "github.com/mcec/mcec/internal/xgbext" // xgb logs nothing to stderr
 )
 
 // The independent read-backs: what the task did, read without asking mcec.

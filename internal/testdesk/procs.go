@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcec/mcec/internal/paths"
 )
 
 // Stat reads a process's state, parent and process group from /proc; ok is false once it is gone.
@@ -48,7 +50,7 @@ func DesktopPIDs(mcec int, desk string) []int {
 		}
 	}
 	out := slices.Clone(children)
-	mark := []byte("XDG_RUNTIME_DIR=" + desk)
+	mark := []byte(paths.RuntimeVar + "=" + desk)
 	for _, p := range allPIDs() {
 		if slices.Contains(out, p) {
 			continue

@@ -28,6 +28,8 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/paths"
+	"github.com/mcec/mcec/internal/procgroup"
 )
 
 // desk is set by Main before any test runs and only read afterwards.
@@ -68,7 +70,7 @@ func Main(m *testing.M) int {
 	desk = d
 	for _, kv := range d.Env() {
 		k, v, _ := strings.Cut(kv, "=")
-		if k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == "XDG_RUNTIME_DIR" {
+		if k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == paths.RuntimeVar {
 			os.Setenv(k, v)
 		}
 	}
@@ -151,7 +153,9 @@ func start(t testing.TB, cmd *exec.Cmd, piped bool) *Proc {
 		}
 	}
 	cmd.WaitDelay = time.Second // helpers holding the output pipe must not block the cleanup
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Its own group, killed with the test binary; the test may Wait itself (or read its pipes
+	// first), so the cleanup below reaps it rather than a procgroup.Start goroutine.
+	procgroup.Prepare(cmd, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("testdesk.Start %v: %v", argv, err)
 	}
@@ -246,7 +250,7 @@ func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) 
 // X server is local and ours, so its replies are not given deadlines here.
 func WaitWindow(t testing.TB, pid int, timeout time.Duration) uint32 {
 	t.Helper()
-	// headless (through internal/xgbquiet) has already silenced xgb's logger.
+	// headless (through internal/xgbext) has already silenced xgb's logger.
 	x, err := xgb.NewConnDisplay(Desktop().Display())
 	if err != nil {
 		t.Fatalf("testdesk: connect to X: %v", err)

@@ -9,7 +9,6 @@ import (
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/framepool"
 	"github.com/mcec/mcec/internal/imaging"
-	"github.com/mcec/mcec/internal/memtrim"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -155,7 +154,7 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 	scaled := imaging.Downscale(img, in.MaxWidth, scale)
 	// The frame and its PNG, base64 and JSON copies are garbage once the answer is sent: have
 	// the runtime give them back to the system when a burst of captures ends.
-	memtrim.Note(len(img.Pix))
+	framepool.Note(len(img.Pix))
 	png, err := imaging.EncodePNG(scaled)
 	// Nothing refers to the frame's pixels any more (the PNG is a new buffer): the next capture
 	// reuses them.

@@ -11,7 +11,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/platform"
-	"github.com/mcec/mcec/internal/recorder"
+	"github.com/mcec/mcec/internal/screencast"
 )
 
 // defaultOneShot is the length of a one-shot recording without durationMs.
@@ -53,17 +53,17 @@ type recordResult struct {
 	MaxDurationMs int64 `json:"maxDurationMs,omitempty"`
 }
 
-// Recordings is the server's one recording slot (recorder.Manager).
+// Recordings is the server's one recording slot (screencast.Manager).
 type Recordings interface {
-	Limits() recorder.Limits
-	Begin(ctx context.Context, grab recorder.Grab, o recorder.Options) (rec, discarded *recorder.Recording, err error)
-	Take() (recorder.Result, error)
-	Release(rec *recorder.Recording)
+	Limits() screencast.Limits
+	Begin(ctx context.Context, grab screencast.Grab, o screencast.Options) (rec, discarded *screencast.Recording, err error)
+	Take() (screencast.Result, error)
+	Release(rec *screencast.Recording)
 }
 
 func recordTool(env *Env) *catalog.Tool {
 	if env.Recordings == nil {
-		env.Recordings = recorder.NewManager(recorder.DefaultLimits)
+		env.Recordings = screencast.NewManager(screencast.DefaultLimits)
 	}
 	return catalog.Define(catalog.Spec[recordArgs, recordResult]{
 		Name:  "record",
@@ -89,7 +89,7 @@ func recordTool(env *Env) *catalog.Tool {
 					return nil, contract.Errorf(contract.CodeBadArguments, "stop takes no target or region: it stops the running recording")
 				}
 				res, err := env.Recordings.Take()
-				if errors.Is(err, recorder.ErrNone) {
+				if errors.Is(err, screencast.ErrNone) {
 					return nil, contract.Errorf(contract.CodeNoRecording, "no recording is running or waiting to be fetched; start one with action start")
 				}
 				return recordResponse(res, resp)
@@ -109,7 +109,7 @@ func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recor
 		return nil, contract.Errorf(contract.CodeBadArguments, "maxWidth must be positive, got %d", in.MaxWidth)
 	}
 	oneShot := in.Action != "start"
-	o := recorder.Options{FPS: in.FPS, Duration: time.Duration(in.DurationMs) * time.Millisecond, MaxWidth: in.MaxWidth}
+	o := screencast.Options{FPS: in.FPS, Duration: time.Duration(in.DurationMs) * time.Millisecond, MaxWidth: in.MaxWidth}
 	if oneShot && o.Duration == 0 {
 		o.Duration = defaultOneShot
 	}
@@ -140,10 +140,10 @@ func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recor
 	}
 	rec, discarded, err := env.Recordings.Begin(ctx, grab, o)
 	switch {
-	case errors.Is(err, recorder.ErrInProgress):
+	case errors.Is(err, screencast.ErrInProgress):
 		return nil, contract.Errorf(contract.CodeRecordingInProgress,
 			"a recording is already running; stop it first (action stop) — only one recording runs at a time")
-	case errors.Is(err, recorder.ErrNoFrames):
+	case errors.Is(err, screencast.ErrNoFrames):
 		var ce *contract.Error
 		if errors.As(err, &ce) && ce.Category != contract.Internal {
 			return nil, ce // window-closed, region-out-of-bounds…: more useful than record-no-frames
@@ -191,9 +191,9 @@ func recordPath(call *catalog.Call, file string, overwrite bool) (string, error)
 }
 
 // recordResponse makes the result of a finished recording (its observation in resp).
-func recordResponse(r recorder.Result, resp *catalog.Response) (*recordResult, error) {
+func recordResponse(r screencast.Result, resp *catalog.Response) (*recordResult, error) {
 	target, _ := r.Meta.(recordTarget)
-	if errors.Is(r.WriteErr, recorder.ErrDiscarded) {
+	if errors.Is(r.WriteErr, screencast.ErrDiscarded) {
 		return nil, contract.Errorf(contract.CodeEmergencyStopped,
 			"the operator's emergency stop discarded the recording (nothing was written); do not retry — tell the user")
 	}

@@ -1,4 +1,7 @@
-// Package xgbext registers xgb's extension event and error decoders in xgb's process-wide maps.
+// Package xgbext is what mcec adds to the xgb X client, for every X client of mcec: it registers
+// xgb's extension event and error decoders in xgb's process-wide maps, silences xgb's logger
+// (quiet.go), dials with a deadline (dial.go) and names mcec's own windows (own.go). It is a
+// leaf: the backend, the desktop, the consent dialog and the input clean-up all import it.
 //
 // xgb's reader goroutines (one per connection) read those maps without a lock, so writing them
 // while any connection is alive is a data race. Registration therefore happens once per process

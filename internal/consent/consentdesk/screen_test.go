@@ -15,7 +15,7 @@ import (
 	"github.com/mcec/mcec/internal/consent/screen"
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/testdesk"
-	_ "github.com/mcec/mcec/internal/xgbquiet"
+	_ "github.com/mcec/mcec/internal/xgbext"
 )
 
 // operator is the person at the test desktop: it finds the consent dialog and presses on it

@@ -13,7 +13,6 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/mcec/mcec/internal/consent"
-	"github.com/mcec/mcec/internal/ownwindow"
 	"github.com/mcec/mcec/internal/xgbext"
 	"github.com/mcec/mcec/internal/xinput2"
 )
@@ -138,7 +137,7 @@ var atomNames = []string{"_NET_WM_NAME", "UTF8_STRING", "_NET_WM_PID", "_NET_WM_
 // open creates and maps the dialog window for q. It is a normal managed top-level window that
 // asks the window manager to keep it above others (_NET_WM_STATE_ABOVE) and to focus it, so the
 // operator sees it and keys reach it; it claims mcec's pid and class so no tool lists or
-// targets it (internal/ownwindow).
+// targets it (xgbext.OwnClass).
 func open(ctx context.Context, display string, q consent.Question, log *slog.Logger) (*dialog, error) {
 	lay, err := lay(q)
 	if err != nil {
@@ -219,7 +218,7 @@ func (d *dialog) create(q consent.Question) error {
 		cks := []xproto.ChangePropertyCookie{
 			set(xproto.AtomWmName, xproto.AtomString, 8, []byte(Title)),
 			set(atom["_NET_WM_NAME"], atom["UTF8_STRING"], 8, []byte(Title)),
-			set(xproto.AtomWmClass, xproto.AtomString, 8, []byte("mcec\x00"+ownwindow.Class+"\x00")),
+			set(xproto.AtomWmClass, xproto.AtomString, 8, []byte("mcec\x00"+xgbext.OwnClass+"\x00")),
 			set(xproto.AtomWmClientMachine, xproto.AtomString, 8, []byte(host)),
 			set(atom["_NET_WM_PID"], xproto.AtomCardinal, 32, u32s(uint32(os.Getpid()))),
 			set(atom["_NET_WM_WINDOW_TYPE"], xproto.AtomAtom, 32, u32s(uint32(atom["_NET_WM_WINDOW_TYPE_DIALOG"]))),

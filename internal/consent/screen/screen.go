@@ -7,7 +7,7 @@
 // synthesized input, xdotool, any client faking input — as well as core and SendEvent events.
 // Presses count only after ArmDelay, so a key the operator was typing elsewhere when the dialog
 // took the focus does not answer it. The window carries mcec's pid and class, so no tool lists
-// or targets it (ownwindow.Class).
+// or targets it (xgbext.OwnClass).
 //
 // It runs only where someone can see it: mcec's private headless desktop has no operator in
 // front of it, so the daemon does not start it there.

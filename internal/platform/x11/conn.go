@@ -28,7 +28,6 @@ import (
 
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/xgbext"
-	_ "github.com/mcec/mcec/internal/xgbquiet"
 )
 
 // Extensions records which X extensions this connection found and uses.

@@ -7,9 +7,9 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
-	"github.com/mcec/mcec/internal/ownwindow"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/testdesk"
+	"github.com/mcec/mcec/internal/xgbext"
 )
 
 // mcec's own windows (the consent dialog: class Mcec, this process's pid) are neither listed
@@ -18,7 +18,7 @@ func TestOwnWindowHidden(t *testing.T) {
 	c := dial(t)
 	app := newXApp(t)
 	mine := app.window(t, winOpts{x: 10, y: 10, w: 40, h: 40, managed: true, bg: u32(0x808080), title: "own dialog"})
-	app.prop(t, mine, "WM_CLASS", "STRING", 8, []byte("mcec\x00"+ownwindow.Class+"\x00"))
+	app.prop(t, mine, "WM_CLASS", "STRING", 8, []byte("mcec\x00"+xgbext.OwnClass+"\x00"))
 	other := app.window(t, winOpts{x: 60, y: 10, w: 40, h: 40, managed: true, bg: u32(0x808080), title: "test app"})
 	waitManaged(t, c, uint32(other))
 	clientList := app.atom(t, "_NET_CLIENT_LIST")

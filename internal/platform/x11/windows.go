@@ -13,8 +13,8 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
-	"github.com/mcec/mcec/internal/ownwindow"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/xgbext"
 )
 
 // Property read lengths, in 32-bit units. Longer values are cut, which only shortens titles.
@@ -98,7 +98,7 @@ func (c *Conn) Window(ctx context.Context, handle uint32) (platform.Window, erro
 
 // own reports whether w is one of mcec's own windows (the consent dialog). Such a window is
 // never listed or resolved, so no tool can target it.
-func own(w platform.Window) bool { return ownwindow.Is(w.ProcessID, w.ClassName) }
+func own(w platform.Window) bool { return xgbext.IsOwnWindow(w.ProcessID, w.ClassName) }
 
 // rootQuery reads the client list and the active window.
 type rootQuery struct {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcec/mcec/internal/bench/density"
+	"github.com/mcec/mcec/internal/dev/bench/density"
 )
 
 // densityNs are the fleet sizes the density group provisions (issue 19).

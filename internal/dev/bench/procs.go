@@ -15,38 +15,33 @@ import (
 )
 
 // proc is a program the benchmark started in a process group of its own, stopped by its PID.
-type proc struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-}
+type proc struct{ *procgroup.Proc }
 
 // command prepares argv to run inside the desktop (env), in its own process group, killed with
-// the benchmark.
+// the benchmark (for starters outside this file too, such as the MCP client's transport).
 func command(env []string, argv ...string) *exec.Cmd {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	procgroup.Prepare(cmd, syscall.SIGKILL)
 	return cmd
 }
 
 func startProc(cmd *exec.Cmd) (*proc, error) {
-	if err := cmd.Start(); err != nil {
+	p, err := procgroup.Start(cmd, syscall.SIGKILL)
+	if err != nil {
 		return nil, err
 	}
-	p := &proc{cmd: cmd, done: make(chan struct{})}
-	go func() { p.err = cmd.Wait(); close(p.done) }()
-	return p, nil
+	return &proc{p}, nil
 }
 
-func (p *proc) pid() int { return p.cmd.Process.Pid }
+func (p *proc) pid() int { return p.PID }
 
 // stop ends the process group the benchmark started: SIGTERM, then SIGKILL after a grace period.
 func (p *proc) stop() {
 	if p == nil {
 		return
 	}
-	procgroup.Stop(p.pid(), p.done, 3*time.Second)
+	p.Stop(3 * time.Second)
 }
 
 // run runs argv to completion with stdout discarded (what a script would read and keep), and
@@ -63,17 +58,16 @@ func run(ctx context.Context, env []string, argv ...string) error {
 }
 
 func runCtx(ctx context.Context, cmd *exec.Cmd) error {
-	if err := cmd.Start(); err != nil {
+	p, err := procgroup.Start(cmd, syscall.SIGKILL)
+	if err != nil {
 		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case err := <-done:
-		return err
+	case <-p.Done():
+		return p.Err()
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		p.Signal(syscall.SIGKILL)
+		<-p.Done()
 		return ctx.Err()
 	}
 }
@@ -89,25 +83,27 @@ func pipeline(ctx context.Context, env []string, a, b []string) error {
 	cb.Stdout = io.Discard
 	var ea, eb strings.Builder
 	ca.Stderr, cb.Stderr = &ea, &eb
-	if err := ca.Start(); err != nil {
+	pa, err := procgroup.Start(ca, syscall.SIGKILL)
+	if err != nil {
 		r.Close()
 		w.Close()
 		return err
 	}
 	w.Close()
-	if err := cb.Start(); err != nil {
+	pb, err := procgroup.Start(cb, syscall.SIGKILL)
+	if err != nil {
 		r.Close()
-		_ = syscall.Kill(-ca.Process.Pid, syscall.SIGKILL)
-		_ = ca.Wait()
+		pa.Signal(syscall.SIGKILL)
+		_ = pa.Wait()
 		return err
 	}
 	r.Close()
 	stop := context.AfterFunc(ctx, func() {
-		_ = syscall.Kill(-ca.Process.Pid, syscall.SIGKILL)
-		_ = syscall.Kill(-cb.Process.Pid, syscall.SIGKILL)
+		pa.Signal(syscall.SIGKILL)
+		pb.Signal(syscall.SIGKILL)
 	})
 	defer stop()
-	errA, errB := ca.Wait(), cb.Wait()
+	errA, errB := pa.Wait(), pb.Wait()
 	if err := errors.Join(errA, errB); err != nil {
 		return fmt.Errorf("%s | %s: %w: %s %s", a[0], b[0], err, strings.TrimSpace(ea.String()), strings.TrimSpace(eb.String()))
 	}

@@ -207,8 +207,8 @@ func (s *suite) waitServe() error {
 			return nil
 		}
 		select {
-		case <-s.serve.done:
-			return fmt.Errorf("mcec serve exited: %v", s.serve.err)
+		case <-s.serve.Done():
+			return fmt.Errorf("mcec serve exited: %v", s.serve.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {

@@ -1,4 +1,4 @@
-package memtrim
+package framepool
 
 import (
 	"testing"
@@ -43,29 +43,22 @@ func TestDefaultTrimFrees(t *testing.T) {
 	}
 }
 
-func TestBeforeTrimHooks(t *testing.T) {
-	ran := make(chan struct{}, 1)
-	BeforeTrim(func() {
-		select {
-		case ran <- struct{}{}:
-		default:
-		}
-	})
-	// Only the process's trimmer runs the hooks.
+// Only the process's trimmer drops the pool's idle buffers.
+func TestOnlyDefaultTrimDrops(t *testing.T) {
+	Drop()
+	Release(NewRGBA(16, 16))
 	tr := Trimmer{free: func() {}}
 	tr.run()
-	select {
-	case <-ran:
-		t.Fatal("a private trimmer ran the hooks")
-	default:
+	if Idle() != 1 {
+		t.Fatalf("%d idle buffers after a private trimmer's trim, want 1", Idle())
 	}
 	Default.mu.Lock()
+	old := Default.free
 	Default.free = func() {}
 	Default.mu.Unlock()
+	t.Cleanup(func() { Default.mu.Lock(); Default.free = old; Default.mu.Unlock() })
 	Default.run()
-	select {
-	case <-ran:
-	default:
-		t.Fatal("the hook did not run before the trim")
+	if Idle() != 0 {
+		t.Errorf("%d idle buffers after the process's trim", Idle())
 	}
 }

@@ -2,7 +2,7 @@
 // each its own `mcec serve --headless`, desktop, port and token), each with a small GTK app, and
 // measures and checks them: time to a ready instance, memory and CPU per idle instance by
 // component, calls per second across the fleet, and that no instance sees another's windows,
-// clipboard or input. make bench reports it (internal/bench, group density); the isolation
+// clipboard or input. make bench reports it (internal/dev/bench, group density); the isolation
 // check also runs as a test.
 package density
 

@@ -1,7 +1,7 @@
-// Package recorder records a window or screen region as an animated GIF (GIF89a, looping): a
+// Package screencast records a window or screen region as an animated GIF (GIF89a, looping): a
 // frame loop on a ticker, frames kept as palette-quantized differences from the previous frame,
 // and one server-wide slot that holds at most one recording (see Manager).
-package recorder
+package screencast
 
 import (
 	"bytes"

@@ -1,9 +1,10 @@
-// Package memtrim hands memory back to the operating system after bursts of large, short-lived
+package framepool
+
+// The trim hands memory back to the operating system after bursts of large, short-lived
 // allocations (captures: a 1280x800 frame is 4 MB, and its PNG, base64 and JSON copies follow).
 // The Go runtime keeps freed heap for reuse and returns it only gradually, so a server that
 // captured 200 frames stayed ≈ 30 MB above idle for minutes. A full trim (debug.FreeOSMemory)
 // costs a garbage collection, so it runs once a burst is over, not per allocation.
-package memtrim
 
 import (
 	"runtime/debug"
@@ -30,21 +31,9 @@ type Trimmer struct {
 	free func()
 }
 
-// Default is the process's trimmer.
+// Default is the process's trimmer. Its trims drop the pool's idle buffers first, so the trim
+// returns them too.
 var Default Trimmer
-
-var (
-	hooksMu sync.Mutex
-	hooks   []func()
-)
-
-// BeforeTrim registers f to run before every trim of Default: pools of large buffers drop their
-// idle ones there, so the trim returns them too.
-func BeforeTrim(f func()) {
-	hooksMu.Lock()
-	hooks = append(hooks, f)
-	hooksMu.Unlock()
-}
 
 // Note records that n bytes of short-lived memory were just used; from MinBytes on, a trim is
 // scheduled for when no such allocation has come for a second (at most ten seconds after the
@@ -81,12 +70,7 @@ func (t *Trimmer) run() {
 		free = debug.FreeOSMemory
 	}
 	if t == &Default {
-		hooksMu.Lock()
-		hs := hooks
-		hooksMu.Unlock()
-		for _, h := range hs {
-			h()
-		}
+		Drop()
 	}
 	free()
 }
