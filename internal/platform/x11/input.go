@@ -23,9 +23,13 @@ const (
 	// that is busy longer is treated as having seen the input.
 	appSyncLimit = 250 * time.Millisecond
 	// remapSettle is what a client that cannot be pinged gets to translate keys typed through
-	// remapped keycodes before they change again. With no wait GTK loses most characters; with
-	// 5 ms it still lost one in 40 on a loaded machine (TestMeasureRemapSettle).
-	remapSettle = 30 * time.Millisecond
+	// remapped keycodes before they change again: Xlib fetches the new mapping only when it reads
+	// a key after the MappingNotify, so a restore that comes first makes it read the old one.
+	// With no wait GTK loses most characters; with 5 ms it still lost one in 40 on a loaded
+	// machine (TestMeasureRemapSettle); with 30 ms xterm (no _NET_WM_PING) lost all three
+	// remapped characters of a line while two CPU-bound test suites ran beside it. Only typing
+	// that needs a remap, into a client without the ping, pays it.
+	remapSettle = 200 * time.Millisecond
 	// dragStep is the longest pointer jump within a drag, in pixels.
 	dragStep = 8
 	// typeBatch is how many characters go to the server between round trips: a cancelled Type
