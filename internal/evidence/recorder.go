@@ -415,7 +415,7 @@ func (r *Recorder) appendPair(lg *sessionLog, req, resp Line) (int, error) {
 		return 0, err
 	}
 	resp.Prev = lineHash(reqB)
-	respB, err := json.Marshal(resp)
+	respB, err := marshalResponse(resp)
 	if err != nil {
 		return 0, err
 	}
@@ -453,6 +453,34 @@ func (r *Recorder) appendPair(lg *sessionLog, req, resp Line) (int, error) {
 	ts.Bytes += int64(buf.Len())
 	ts.Head = lineHash(respB)
 	return line, nil
+}
+
+// marshalResponse is json.Marshal(resp), without its scan of the envelope: json.Marshal
+// re-compacts a RawMessage field byte by byte (≈ 50 KB for a query's tree), and the envelope is
+// json.Marshal's compact output already, or redactCompact's, so the scan would change nothing.
+// The envelope is spliced in where a placeholder was encoded.
+func marshalResponse(resp Line) ([]byte, error) {
+	env := resp.Envelope
+	if len(env) == 0 {
+		return json.Marshal(resp)
+	}
+	resp.Envelope = json.RawMessage("null")
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return nil, err
+	}
+	// The fields before the envelope are numbers, booleans, a time and a catalog tool name:
+	// the first occurrence is the placeholder.
+	const mark = `"envelope":null`
+	i := bytes.Index(b, []byte(mark))
+	if i < 0 {
+		return nil, errors.New("evidence: no envelope placeholder in a response line")
+	}
+	i += len(mark) - len("null")
+	out := make([]byte, 0, len(b)-len("null")+len(env))
+	out = append(out, b[:i]...)
+	out = append(out, env...)
+	return append(out, b[i+len("null"):]...), nil
 }
 
 // appendFile appends b with one write, so a concurrent reader never sees half a pair.
