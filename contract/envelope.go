@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // Warning is a non-fatal condition: the call was adjusted, degraded or assumed something.
@@ -76,6 +77,16 @@ type Envelope struct {
 	result    any // non-nil exactly when err is nil
 	err       *Error
 	warnings  []Warning
+	// enc is the envelope's JSON, made by the first MarshalJSON and shared by its copies: the
+	// evidence recorder and the transport both need it, and a query's is ≈ 50 KB to encode.
+	enc *encoding
+}
+
+// encoding is an envelope's JSON, made once.
+type encoding struct {
+	once sync.Once
+	b    []byte
+	err  error
 }
 
 // emptyResult stands in for a nil success payload so a success always carries a result object.
@@ -86,7 +97,7 @@ func Success(sessionID string, result any, warnings ...Warning) Envelope {
 	if result == nil {
 		result = emptyResult
 	}
-	return Envelope{sessionID: sessionID, result: result, warnings: warnings}
+	return Envelope{sessionID: sessionID, result: result, warnings: warnings, enc: new(encoding)}
 }
 
 // Failure is a failed envelope. A nil err is a programmer error and becomes internal
@@ -95,7 +106,7 @@ func Failure(sessionID string, err *Error, warnings ...Warning) Envelope {
 	if err == nil {
 		err = Errorf(CodeUnhandledException, "failure without an error")
 	}
-	return Envelope{sessionID: sessionID, err: err, warnings: warnings}
+	return Envelope{sessionID: sessionID, err: err, warnings: warnings, enc: new(encoding)}
 }
 
 // SessionID is the session the call belonged to.
@@ -116,6 +127,7 @@ func (e Envelope) Warnings() []Warning { return e.warnings }
 // WithSession returns a copy bound to another session id.
 func (e Envelope) WithSession(id string) Envelope {
 	e.sessionID = id
+	e.enc = new(encoding)
 	return e
 }
 
@@ -143,11 +155,25 @@ type wire struct {
 	Error     *Error    `json:"error,omitempty"`
 }
 
-// MarshalJSON writes compact camelCase JSON with nulls omitted at the envelope level.
+// MarshalJSON writes compact camelCase JSON with nulls omitted at the envelope level. An
+// envelope built by Success or Failure is encoded once: its result must not change after the
+// first MarshalJSON, and the bytes returned are shared (read them, never write into them).
 func (e Envelope) MarshalJSON() ([]byte, error) {
 	if e.sessionID == "" {
 		return nil, errors.New("contract: envelope without sessionId")
 	}
+	if e.enc == nil {
+		return e.marshal()
+	}
+	e.enc.once.Do(func() {
+		b, err := e.marshal()
+		// Full capacity: a caller's append copies instead of writing into the shared bytes.
+		e.enc.b, e.enc.err = b[:len(b):len(b)], err
+	})
+	return e.enc.b, e.enc.err
+}
+
+func (e Envelope) marshal() ([]byte, error) {
 	return json.Marshal(wire{SessionID: e.sessionID, OK: e.err == nil, Result: e.result, Warnings: e.warnings, Error: e.err})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/evidence"
+	"github.com/mcec/mcec/internal/evidence/replay"
 )
 
 type replayOptions struct {
@@ -51,9 +52,9 @@ func replayRun(ctx context.Context, g *globalOptions, st *streams, o *replayOpti
 	if err != nil {
 		return usageError{err}
 	}
-	var caller evidence.Caller
+	var caller replay.Caller
 	if o.server != "" {
-		caller = evidence.CallerFunc(func(ctx context.Context, tool string, args json.RawMessage) ([]byte, error) {
+		caller = replay.CallerFunc(func(ctx context.Context, tool string, args json.RawMessage) ([]byte, error) {
 			return callServer(ctx, o.server, tool, args)
 		})
 	} else {
@@ -63,7 +64,7 @@ func replayRun(ctx context.Context, g *globalOptions, st *streams, o *replayOpti
 			return err
 		}
 		defer d.Close()
-		caller = evidence.CallerFunc(func(ctx context.Context, tool string, args json.RawMessage) ([]byte, error) {
+		caller = replay.CallerFunc(func(ctx context.Context, tool string, args json.RawMessage) ([]byte, error) {
 			out, err := d.Dispatcher.Call(dispatch.WithTransport(ctx, "replay"), tool, args)
 			if err != nil {
 				return nil, err
@@ -71,7 +72,7 @@ func replayRun(ctx context.Context, g *globalOptions, st *streams, o *replayOpti
 			return json.Marshal(out.Envelope)
 		})
 	}
-	rep, err := evidence.Replay(ctx, b, caller)
+	rep, err := replay.Run(ctx, b, caller)
 	if err != nil {
 		return err
 	}

@@ -162,7 +162,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if dir == "" {
 		dir = DefaultSessionsDir()
 	}
-	d.Sessions = session.NewStore(session.Options{Root: dir})
+	d.Sessions = session.NewStore(session.Options{Root: dir, RolloverCalls: session.DefaultRolloverCalls})
 	cat := catalog.New()
 	d.recordings = screencast.NewManager(screencast.DefaultLimits)
 	// The stop first: the input gate's holds run under it.

@@ -20,6 +20,7 @@ import (
 	"github.com/mcec/mcec/internal/cli"
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/evidence"
+	"github.com/mcec/mcec/internal/evidence/replay"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/testdesk"
 )
@@ -77,9 +78,9 @@ func (c *caller) ok(tool string, args map[string]any, result any) contract.Envel
 	return env
 }
 
-// evidenceCaller is the same for evidence.Replay.
-func (c *caller) evidenceCaller() evidence.Caller {
-	return evidence.CallerFunc(func(ctx context.Context, tool string, args json.RawMessage) ([]byte, error) {
+// evidenceCaller is the same for replay.Run.
+func (c *caller) evidenceCaller() replay.Caller {
+	return replay.CallerFunc(func(ctx context.Context, tool string, args json.RawMessage) ([]byte, error) {
 		out, err := c.d.Dispatcher.Call(ctx, tool, args)
 		if err != nil {
 			return nil, err
@@ -341,7 +342,7 @@ func TestReplay(t *testing.T) {
 			t.Fatal("the replay daemon did not start a private desktop")
 		}
 		fresh.t = t
-		rep, err := evidence.Replay(context.Background(), b, fresh.evidenceCaller())
+		rep, err := replay.Run(context.Background(), b, fresh.evidenceCaller())
 		if err != nil {
 			t.Fatal(err)
 		}

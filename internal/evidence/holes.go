@@ -7,7 +7,7 @@ import (
 )
 
 // Redacting a capture's envelope used to decode ≈ 150 KB of base64 into a generic value only to
-// throw it away (internal/bench/findings.md). The long base64 strings are now cut out of the
+// throw it away (internal/dev/bench/findings.md). The long base64 strings are now cut out of the
 // compact JSON first, byte by byte, and replaced by short placeholders ("holes"); the generic
 // pass then decodes a few hundred bytes and turns each hole into the same marker the long string
 // would have become. The output is byte for byte what the generic pass alone writes

@@ -1,8 +1,9 @@
 // Package evidence records what happens in each session so that a failed run can be understood
 // without rerunning it: the call trace (tool-calls.jsonl, hash-chained), session.json,
 // environment.json and failure-summary.md in the session's artifact directory. It also bundles a
-// session directory into a zip, verifies a trace's hash chain, replays a recorded session against
-// a server, and prunes old session directories.
+// session directory into a zip, verifies a trace's hash chain, and prunes old session
+// directories. Replaying a recording is internal/evidence/replay's; when the default session rolls
+// over is the session store's (it asks the store to roll a session whose trace is full).
 //
 // The Recorder is dispatch middleware (a dispatch.Observer): the daemon installs it, tools and
 // transports never call it. Every evidence file but the append-only trace is written atomically.
@@ -39,7 +40,6 @@ const (
 // Defaults (PRODUCT.md §8: trace cap 8 MB per session).
 const (
 	DefaultMaxTraceBytes = 8 << 20
-	DefaultRolloverCalls = 10000
 	// recentActions is how many calls session.json and failure-summary.md list.
 	recentActions = 10
 	// reprobeEvery bounds how often a failure re-reads the environment (toolkits seen).
@@ -47,7 +47,7 @@ const (
 	probeTimeout = 5 * time.Second
 	// checkpointEvery bounds how often session.json is rewritten while a session runs: encoding
 	// and replacing it after every call was most of a trivial call's cost under load
-	// (internal/bench/findings.md). It is written at once when the session ends and at Close.
+	// (internal/dev/bench/findings.md). It is written at once when the session ends and at Close.
 	checkpointEvery = 250 * time.Millisecond
 )
 
@@ -62,7 +62,9 @@ type Probe interface {
 type Options struct {
 	// Root is the sessions directory (pruned by Retention).
 	Root string
-	// Sessions lets the default session roll over; nil disables rollover.
+	// Sessions is told when the default session's trace is full, so that it rolls over (the
+	// store also rolls it over after a number of calls, session.Options.RolloverCalls); nil: a
+	// full trace stays full.
 	Sessions *session.Store
 	// Probe reads displays, window manager and toolkits for environment.json; nil leaves them out.
 	Probe Probe
@@ -70,9 +72,6 @@ type Options struct {
 	Version, Desktop string
 	// MaxTraceBytes caps tool-calls.jsonl (default 8 MiB).
 	MaxTraceBytes int64
-	// RolloverCalls: the default session rolls over after this many calls (default 10000;
-	// negative: only when its trace is full).
-	RolloverCalls int
 	// WithholdTypedText leaves every typed and pasted text out of the evidence (the fields
 	// tools mark with a catalog.Withhold note), not only what went into password fields.
 	WithholdTypedText bool
@@ -101,9 +100,6 @@ var _ dispatch.Observer = (*Recorder)(nil)
 func New(opts Options) *Recorder {
 	if opts.MaxTraceBytes <= 0 {
 		opts.MaxTraceBytes = DefaultMaxTraceBytes
-	}
-	if opts.RolloverCalls == 0 {
-		opts.RolloverCalls = DefaultRolloverCalls
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -141,11 +137,6 @@ func (r *Recorder) Flush() {
 	}
 	r.mu.Unlock()
 	for _, lg := range logs {
-		lg.mu.Lock()
-		if lg.timer != nil && lg.timer.Stop() {
-			r.pending.Done() // the stopped checkpoint will not run
-		}
-		lg.timer = nil
 		r.checkpoint(lg)
 	}
 }
@@ -374,18 +365,20 @@ func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, fresh bool) {
 		lg.state.LastFailure = &Failure{ActionEntry: entry, Args: args, Error: errObj, Detail: env.Err().Detail}
 	}
 
-	// Session end and rollover: finalize before session.json is written.
-	ended := st.Ended
-	if !ended && r.opts.Sessions != nil && (ts.Truncated || (r.opts.RolloverCalls > 0 && st.Calls >= r.opts.RolloverCalls)) {
-		if r.opts.Sessions.RollDefault(lg.id) {
-			ended = true
-			lg.state.EndedReason = "rolled-over"
-			r.log.Info("default session rolled over", "session", lg.id, "calls", st.Calls, "traceFull", ts.Truncated)
-			st = f.Session.Status()
-		}
+	// Session end (by session-end, or the store's rollover after its call count) and the
+	// rollover a full trace asks of the store: finalize before session.json is written.
+	if !st.Ended && ts.Truncated && r.opts.Sessions != nil && r.opts.Sessions.RollDefault(lg.id) {
+		st = f.Session.Status()
 	}
+	ended := st.Ended
 	if ended && lg.state.EndedReason == "" {
-		lg.state.EndedReason = "session-end"
+		lg.state.EndedReason = f.Session.EndReason()
+		if lg.state.EndedReason == "" {
+			lg.state.EndedReason = session.EndedBySessionEnd
+		}
+		if lg.state.EndedReason == session.EndedByRollover {
+			r.log.Info("default session rolled over", "session", lg.id, "calls", st.Calls, "traceFull", ts.Truncated)
+		}
 	}
 	if !ok || (ended && st.Failures == 0) {
 		r.writeSummary(lg, st)
@@ -422,7 +415,7 @@ func (r *Recorder) appendPair(lg *sessionLog, req, resp Line) (int, error) {
 		return 0, err
 	}
 	resp.Prev = lineHash(reqB)
-	respB, err := json.Marshal(resp)
+	respB, err := marshalResponse(resp)
 	if err != nil {
 		return 0, err
 	}
@@ -462,6 +455,34 @@ func (r *Recorder) appendPair(lg *sessionLog, req, resp Line) (int, error) {
 	return line, nil
 }
 
+// marshalResponse is json.Marshal(resp), without its scan of the envelope: json.Marshal
+// re-compacts a RawMessage field byte by byte (≈ 50 KB for a query's tree), and the envelope is
+// json.Marshal's compact output already, or redactCompact's, so the scan would change nothing.
+// The envelope is spliced in where a placeholder was encoded.
+func marshalResponse(resp Line) ([]byte, error) {
+	env := resp.Envelope
+	if len(env) == 0 {
+		return json.Marshal(resp)
+	}
+	resp.Envelope = json.RawMessage("null")
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return nil, err
+	}
+	// The fields before the envelope are numbers, booleans, a time and a catalog tool name:
+	// the first occurrence is the placeholder.
+	const mark = `"envelope":null`
+	i := bytes.Index(b, []byte(mark))
+	if i < 0 {
+		return nil, errors.New("evidence: no envelope placeholder in a response line")
+	}
+	i += len(mark) - len("null")
+	out := make([]byte, 0, len(b)-len("null")+len(env))
+	out = append(out, b[:i]...)
+	out = append(out, env...)
+	return append(out, b[i+len("null"):]...), nil
+}
+
 // appendFile appends b with one write, so a concurrent reader never sees half a pair.
 func appendFile(path string, b []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -484,26 +505,36 @@ func (r *Recorder) scheduleCheckpoint(lg *sessionLog) {
 	r.pending.Add(1)
 	lg.timer = time.AfterFunc(delay, func() {
 		defer r.pending.Done()
-		lg.mu.Lock()
-		lg.timer = nil
 		r.checkpoint(lg)
 	})
 }
 
-// checkpoint writes lg's current state to session.json. It is called with lg.mu held and
-// releases it before encoding and writing, so calls are not held up by the write.
+// checkpoint writes lg's current state to session.json, taking the place of a pending scheduled
+// checkpoint. lg.mu is held only to copy the state (snapshot): the encoding and the write happen
+// outside it, so calls are not held up by the write.
 func (r *Recorder) checkpoint(lg *sessionLog) {
+	if st, state, gen, ok := r.snapshot(lg); ok {
+		r.writeSession(lg, st, state, gen)
+	}
+}
+
+// snapshot cancels lg's pending checkpoint and copies what session.json needs, under lg.mu; ok
+// is false when there is nothing new to write.
+func (r *Recorder) snapshot(lg *sessionLog) (st session.Status, state fileState, gen uint64, ok bool) {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	if lg.timer != nil && lg.timer.Stop() {
+		r.pending.Done() // the stopped checkpoint will not run
+	}
+	lg.timer = nil
 	if lg.gone || lg.gen == lg.written.Load() {
 		// Ended (its last state was written then), or nothing new.
-		lg.mu.Unlock()
-		return
+		return st, state, 0, false
 	}
 	lg.lastWrite = time.Now()
 	// The state's slices are only appended to or replaced, never changed in place, so a shallow
 	// copy stays valid after the lock is released.
-	st, state, gen := lg.sess.Status(), lg.state, lg.gen
-	lg.mu.Unlock()
-	r.writeSession(lg, st, state, gen)
+	return lg.sess.Status(), lg.state, lg.gen, true
 }
 
 // writeSession writes session.json for generation gen of the recording, unless a newer one is

@@ -28,12 +28,26 @@ type Options struct {
 	Root string
 	// Now is the clock; nil means time.Now. Tests pass a fixed clock.
 	Now func() time.Time
+	// RolloverCalls: the default session ends after this many calls, so that a long-running
+	// server's next call without a sessionId starts a fresh one (0: only when its evidence is
+	// full, RollDefault). Explicit sessions never roll over.
+	RolloverCalls int
 }
+
+// DefaultRolloverCalls is the rollover the server uses (PRODUCT.md §8).
+const DefaultRolloverCalls = 10000
+
+// End reasons (Session.EndReason).
+const (
+	EndedBySessionEnd = "session-end" // session-end, or the server's shutdown
+	EndedByRollover   = "rolled-over" // the default session rolled over
+)
 
 // Store holds the live sessions. It is safe for concurrent use.
 type Store struct {
-	root string
-	now  func() time.Time
+	root          string
+	now           func() time.Time
+	rolloverCalls int
 
 	mu        sync.Mutex
 	live      map[string]*Session
@@ -47,7 +61,7 @@ func NewStore(opts Options) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{root: opts.Root, now: now, live: map[string]*Session{}, ended: map[string]bool{}}
+	return &Store{root: opts.Root, now: now, rolloverCalls: opts.RolloverCalls, live: map[string]*Session{}, ended: map[string]bool{}}
 }
 
 // Resolve returns the session named id, or the default session when id is empty.
@@ -78,6 +92,10 @@ func (st *Store) Start() *Session {
 // End ends the session named id (the default session when id is empty; a fresh default starts on
 // the next call). Ending an already ended session is not an error: alreadyEnded reports it.
 func (st *Store) End(id string) (s *Session, alreadyEnded bool, err error) {
+	return st.end(id, EndedBySessionEnd)
+}
+
+func (st *Store) end(id, reason string) (s *Session, alreadyEnded bool, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if id == "" {
@@ -100,13 +118,16 @@ func (st *Store) End(id string) (s *Session, alreadyEnded bool, err error) {
 	}
 	s.mu.Lock()
 	s.endedAt = st.now()
+	s.endReason = reason
 	s.mu.Unlock()
 	return s, false, nil
 }
 
 // RollDefault ends the session id if it is still the default session, so that the next call
 // without a sessionId starts a fresh default session (a long-running server's default session
-// rolls over instead of growing without bound). It reports whether it ended the session.
+// rolls over instead of growing without bound): the store does so after Options.RolloverCalls
+// calls, the evidence recorder when the session's trace is full. It reports whether it ended
+// the session.
 func (st *Store) RollDefault(id string) bool {
 	st.mu.Lock()
 	if id == "" || id != st.defaultID {
@@ -114,8 +135,8 @@ func (st *Store) RollDefault(id string) bool {
 		return false
 	}
 	st.mu.Unlock()
-	// End re-checks under the lock; a concurrent session-end makes this a no-op.
-	_, already, err := st.End(id)
+	// end re-checks under the lock; a concurrent session-end makes this a no-op.
+	_, already, err := st.end(id, EndedByRollover)
 	return err == nil && !already
 }
 
@@ -149,6 +170,7 @@ type Session struct {
 	activeTarget    any
 	calls, failures int
 	endedAt         time.Time
+	endReason       string
 	memos           []memo // tools' per-session state (query's last trees), oldest first
 }
 
@@ -278,6 +300,13 @@ func (s *Session) SetTarget(target any) {
 // RecordAction notes one finished call described by a (At defaults to now); errObj is the
 // contract error of a failed call.
 func (s *Session) RecordAction(a Action, errObj any) {
+	if s.recordAction(a, errObj) {
+		s.store.RollDefault(s.id)
+	}
+}
+
+// recordAction counts the call and reports whether the session has reached its rollover.
+func (s *Session) recordAction(a Action, errObj any) (rollover bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if a.At.IsZero() {
@@ -290,6 +319,15 @@ func (s *Session) RecordAction(a Action, errObj any) {
 		s.failures++
 		s.lastError = errObj
 	}
+	return s.store.rolloverCalls > 0 && s.calls >= s.store.rolloverCalls && s.endedAt.IsZero()
+}
+
+// EndReason says why the session ended (EndedBySessionEnd, EndedByRollover), "" while it is
+// live.
+func (s *Session) EndReason() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.endReason
 }
 
 // Status is the session's state as session-status reports it.

@@ -132,3 +132,25 @@ func TestMemos(t *testing.T) {
 		t.Errorf("k2 %v, k3 %v", s.Memo("k2"), s.Memo("k3"))
 	}
 }
+
+func TestRollover(t *testing.T) {
+	st := NewStore(Options{Root: t.TempDir(), RolloverCalls: 3})
+	def, _ := st.Resolve("")
+	ex := st.Start()
+	for range 3 {
+		def.RecordAction(Action{Tool: "windows", OK: true}, nil)
+		ex.RecordAction(Action{Tool: "windows", OK: true}, nil)
+	}
+	if !def.Status().Ended || def.EndReason() != EndedByRollover {
+		t.Fatalf("default session after 3 calls: ended %v, reason %q", def.Status().Ended, def.EndReason())
+	}
+	if ex.Status().Ended {
+		t.Error("an explicit session rolled over")
+	}
+	if next, _ := st.Resolve(""); next.ID() == def.ID() {
+		t.Error("no fresh default session after the rollover")
+	}
+	if _, _, err := st.End(ex.ID()); err != nil || ex.EndReason() != EndedBySessionEnd {
+		t.Errorf("session-end: %v, reason %q", err, ex.EndReason())
+	}
+}

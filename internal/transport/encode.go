@@ -13,7 +13,7 @@ import (
 // encodeLine encodes one JSON-RPC message as a stdio line, newline included. A successful
 // response is spliced together around its result, which the SDK has already marshalled
 // (compact): jsonrpc.EncodeMessage would scan the whole result again only to copy it unchanged,
-// ≈ 300 KB for a capture with its image (internal/bench/findings.md). The bytes are the same as
+// ≈ 300 KB for a capture with its image (internal/dev/bench/findings.md). The bytes are the same as
 // EncodeMessage's (TestEncodeLineMatchesSDK); everything else goes through EncodeMessage.
 func encodeLine(m jsonrpc.Message) ([]byte, error) {
 	if r, ok := m.(*jsonrpc.Response); ok && r.Error == nil && len(r.Result) > 0 && r.ID.IsValid() &&

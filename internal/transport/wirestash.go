@@ -9,7 +9,7 @@ import (
 
 // A wireStash lets a pre-encoded tools/call result skip the SDK's JSON layer on stdio. However a
 // result marshals itself, encoding/json scans (compacts) the bytes once more: ≈ 1.3 ms for a
-// capture's 300 KB (internal/bench/findings.md). With a stash in the serving context, preEncode
+// capture's 300 KB (internal/dev/bench/findings.md). With a stash in the serving context, preEncode
 // hands the SDK a few bytes of placeholder and parks the real result here; the stdio connection
 // that writes the response swaps it back in. Transports without a stash (HTTP, in-memory) get
 // the result itself, as before.

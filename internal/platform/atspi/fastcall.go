@@ -12,7 +12,7 @@ import (
 // A warm tree's calls (Cache.GetItems, extents, property reads and GetAll, text, states,
 // children) go through a second, minimal connection with hand-decoded replies when it is up:
 // godbus's per-call overhead and reflection were most of a tree's client CPU
-// (internal/bench/findings.md).
+// (internal/dev/bench/findings.md).
 // Both paths keep the same deadline per call and the same failure classes, so callers see
 // no difference; everything else, and everything when the fast connection is down, uses
 // godbus.

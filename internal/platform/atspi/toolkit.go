@@ -46,6 +46,11 @@ type bridge struct {
 	// vclShift: LibreOffice's gtk3 plugin reports its VCL objects' extents without the native
 	// menu bar above them (vcl.go).
 	vclShift bool
+	// stablePaths: an object path names one object, whose role never changes, for the life of
+	// the process (GTK 3's own widgets: at-spi2-atk numbers paths with a counter), so a role and
+	// interfaces the client's meta cache holds for a path are used without reading the role
+	// again. Not LibreOffice's or Gecko's objects, whose paths are reused (describe).
+	stablePaths bool
 	// mirrored: the bridge's events were measured to cover every change a walk can see, so an
 	// unchanged tree may be answered from the mirror (mirror.go).
 	mirrored bool
@@ -112,6 +117,7 @@ func (c *Client) bridgeOf(ctx context.Context, bus string) (bridge, error) {
 			return bridge{}, err
 		}
 		b.vclShift = isVCL(name)
+		b.stablePaths = !b.vclShift
 	}
 	c.mu.Lock()
 	c.bridges[bus] = b

@@ -616,7 +616,11 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 	for _, n := range nodes {
 		info := &objInfo{}
 		n.info = info
-		if m := w.c.meta.get(n.ref); m.has&metaKind != 0 {
+		if m := w.c.meta.get(n.ref); m.has&metaKind != 0 && w.bridge.stablePaths {
+			// A GTK 3 list's rows are described by calls on every walk: one call of five per row
+			// saved (BenchmarkColdList).
+			info.role, info.ifaces = m.role, m.ifaces
+		} else if m.has&metaKind != 0 {
 			// Applications reuse object paths (LibreOffice's cells, Gecko's nodes): the cached
 			// interfaces hold only while the role is still the one cached with them.
 			checked, metas = append(checked, n), append(metas, m)

@@ -89,6 +89,92 @@ func (d *decoder) signature() string {
 	return string(s[:n])
 }
 
+// maxNesting bounds the containers skip descends into (the D-Bus specification allows 32
+// arrays and 32 structs deep).
+const maxNesting = 64
+
+// skip skips one value of the first complete type of sig, containers included (an a{ss} of
+// attributes among the properties of a GetAll), and returns the rest of sig.
+func (d *decoder) skip(sig string, depth int) string {
+	if sig == "" || depth > maxNesting {
+		d.err = fmt.Errorf("dbuswire: cannot skip a value of type %q", sig)
+		return ""
+	}
+	switch sig[0] {
+	case 'a':
+		end := typeEnd(sig, 1)
+		if end < 0 {
+			d.err = fmt.Errorf("dbuswire: bad signature %q", sig)
+			return ""
+		}
+		n := d.uint32()
+		if n > maxMessage {
+			d.fail()
+			return ""
+		}
+		d.align(alignOf(sig[1])) // the padding before the first element is not counted in n
+		d.take(int(n))
+		return sig[end:]
+	case '(', '{':
+		end := typeEnd(sig, 0)
+		if end < 0 {
+			d.err = fmt.Errorf("dbuswire: bad signature %q", sig)
+			return ""
+		}
+		d.align(8)
+		for inner := sig[1 : end-1]; inner != "" && d.err == nil; {
+			inner = d.skip(inner, depth+1)
+		}
+		return sig[end:]
+	case 'v':
+		inner := d.signature()
+		if d.err == nil {
+			if rest := d.skip(inner, depth+1); rest != "" && d.err == nil {
+				d.err = fmt.Errorf("dbuswire: variant of %q holds more than one type", inner)
+			}
+		}
+		return sig[1:]
+	}
+	d.skipBasic(sig[:1])
+	return sig[1:]
+}
+
+// typeEnd is the index just past the complete type that starts at sig[i], or -1.
+func typeEnd(sig string, i int) int {
+	depth := 0
+	for ; i < len(sig); i++ {
+		switch sig[i] {
+		case 'a':
+			continue // an array's element type follows
+		case '(', '{':
+			depth++
+			continue
+		case ')', '}':
+			depth--
+			if depth < 0 {
+				return -1
+			}
+		}
+		if depth == 0 {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// alignOf is the alignment of values of the type whose signature starts with c.
+func alignOf(c byte) int {
+	switch c {
+	case 'n', 'q':
+		return 2
+	case 'b', 'i', 'u', 'h', 's', 'o', 'a':
+		return 4
+	case 'x', 't', 'd', '(', '{':
+		return 8
+	}
+	return 1
+}
+
 // skipBasic skips one value of a single basic type; containers are refused.
 func (d *decoder) skipBasic(sig string) {
 	if len(sig) != 1 {
@@ -304,12 +390,8 @@ func (d *Decoder) Signature() string { return d.d.signature() }
 // Skip skips one value of a basic type or of a struct of basic types ("(so)"); other types
 // are a failure.
 func (d *Decoder) Skip(sig string) {
-	if len(sig) > 2 && sig[0] == '(' && sig[len(sig)-1] == ')' {
-		d.d.align(8)
-		for i := 1; i < len(sig)-1; i++ {
-			d.d.skipBasic(sig[i : i+1])
-		}
-		return
+	rest := d.d.skip(sig, 0)
+	if rest != "" && d.d.err == nil {
+		d.d.err = fmt.Errorf("dbuswire: %q is more than one type", sig)
 	}
-	d.d.skipBasic(sig)
 }

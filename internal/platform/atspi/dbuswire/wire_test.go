@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"strings"
@@ -135,6 +136,7 @@ func FuzzReadMessage(f *testing.F) {
 	f.Add(reply(f, binary.LittleEndian, 7, "", int32(1), int32(2), int32(3), int32(4)))
 	f.Add(reply(f, binary.BigEndian, 7, "org.freedesktop.DBus.Error.Failed", "x"))
 	f.Add(reply(f, binary.LittleEndian, 9, "", dbus.MakeVariant(2.5)))
+	f.Add(reply(f, binary.LittleEndian, 9, "", map[string]dbus.Variant{"A": dbus.MakeVariant(map[string]string{"k": "v"})}))
 	f.Add([]byte("l\x02\x00\x01\x00\x00\x00\x00\x01\x00\x00\x00\xff\xff\xff\x7f"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := readMessage(bytes.NewReader(b))
@@ -147,6 +149,9 @@ func FuzzReadMessage(f *testing.F) {
 		_, _ = r.Uint32s()
 		_, _ = r.Variant()
 		_ = r.Err()
+		if d, err := r.Decoder(r.Signature); err == nil {
+			d.Skip(r.Signature)
+		}
 		if d, err := r.Decoder(r.Signature); err == nil {
 			end := d.Array(8)
 			for d.More(end) {
@@ -315,5 +320,64 @@ func TestUnixSocket(t *testing.T) {
 	}
 	if _, _, err := unixSocket("tcp:host=localhost,port=5"); err == nil {
 		t.Error("tcp address accepted")
+	}
+}
+
+// A GetAll reply's properties are skipped whatever their type: at-spi2 2.5x's Accessible has an
+// a{ss} among them, and a decoder that stopped there sent every long list's rows to a second,
+// slower GetAll (issue 16).
+func TestSkipContainers(t *testing.T) {
+	type ref struct {
+		Bus  string
+		Path dbus.ObjectPath
+	}
+	props := map[string]dbus.Variant{
+		"Attributes": dbus.MakeVariant(map[string]string{"toolkit": "gtk", "b": ""}),
+		"Empty":      dbus.MakeVariant(map[string]string{}),
+		"Parent":     dbus.MakeVariant(ref{":1.2", "/org/a11y/atspi/accessible/3"}),
+		"Nested":     dbus.MakeVariant([][]int64{{1, 2}, {}, {3}}),
+		"Boxed":      dbus.MakeVariant(dbus.MakeVariant(uint16(9))),
+		"Structs": dbus.MakeVariant([]struct {
+			A byte
+			B float64
+		}{{1, 2.5}, {3, 4}}),
+		"ChildCount":   dbus.MakeVariant(int32(1500)),
+		"Name":         dbus.MakeVariant("row 7"),
+		"AccessibleId": dbus.MakeVariant("id-7"),
+	}
+	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		m, err := readMessage(bytes.NewReader(reply(t, order, 7, "", props)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Reply{Signature: m.signature, Body: m.body, order: m.order}
+		d, err := r.Decoder("a{sv}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]any{}
+		end := d.Array(8)
+		for d.More(end) {
+			d.Struct()
+			key, sig := d.String(), d.Signature()
+			switch sig {
+			case "s":
+				got[key] = d.String()
+			case "i":
+				got[key] = d.Int32()
+			default:
+				d.Skip(sig)
+				got[key] = sig
+			}
+		}
+		d.End(end)
+		if d.Err() != nil {
+			t.Fatalf("%v: %v", order, d.Err())
+		}
+		want := map[string]any{"Attributes": "a{ss}", "Empty": "a{ss}", "Parent": "(so)", "Nested": "aax", "Boxed": "v",
+			"Structs": "a(yd)", "ChildCount": int32(1500), "Name": "row 7", "AccessibleId": "id-7"}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%v: decoded %v, want %v", order, got, want)
+		}
 	}
 }

@@ -1,6 +1,11 @@
-package evidence
+// Package replay re-runs a recorded session (an evidence bundle) against a server and reports,
+// call by call, where the outcome differs from the recording. It owns the remapping of window
+// handles, process ids and element refs between the two runs. It only reads what
+// internal/evidence recorded; the recorder knows nothing of it.
+package replay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/mcec/mcec/internal/evidence"
 )
 
 // Caller runs one tool call against a server and returns the envelope's JSON.
@@ -94,18 +101,18 @@ func (r *Report) Print(w io.Writer) {
 	}
 }
 
-// Replay re-issues the recorded requests of b, in order, through c, in a session of their own,
+// Run re-issues the recorded requests of b, in order, through c, in a session of their own,
 // and compares each outcome with the recording. Window handles, process ids and element refs
 // in the arguments are remapped to the replay's own (see remapper). The bundle must verify.
-func Replay(ctx context.Context, b *Bundle, c Caller) (*Report, error) {
+func Run(ctx context.Context, b *evidence.Bundle, c Caller) (*Report, error) {
 	v, err := b.Verify()
 	if err != nil {
 		return nil, fmt.Errorf("the recording does not verify: %w", err)
 	}
-	type pair struct{ req, resp Line }
+	type pair struct{ req, resp evidence.Line }
 	var pairs []pair
 	for i := 0; i+1 < len(v.Lines); i += 2 {
-		if v.Lines[i].Kind != KindRequest {
+		if v.Lines[i].Kind != evidence.KindRequest {
 			break
 		}
 		pairs = append(pairs, pair{v.Lines[i], v.Lines[i+1]})
@@ -600,4 +607,22 @@ func (rm *remapper) lookupArgs() json.RawMessage {
 	}
 	b, _ := json.Marshal(map[string]string{"sessionId": rm.session})
 	return b
+}
+
+// decodeGeneric decodes JSON keeping numbers exact (window handles, pids).
+func decodeGeneric(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func truncateString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
