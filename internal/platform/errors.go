@@ -8,7 +8,9 @@ import (
 
 // Sentinel is a platform failure that carries the contract code it means, so the mapping of
 // failures onto the contract lives beside the failures themselves and internal/errmap reads it
-// without depending on the platform. Backends wrap sentinels with %w and a detail for people.
+// without depending on the platform. Backends wrap sentinels with %w and a detail for people;
+// an error type of their own that stands for a sentinel must wrap it (Unwrap), not only match it
+// in an Is method: the code is found with errors.As.
 type Sentinel struct {
 	text string
 	code contract.Code

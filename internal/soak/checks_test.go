@@ -80,13 +80,14 @@ func (h *harness) finalChecks() {
 	bad := slices.Clone(h.st.schemaBad)
 	outcomes := maps.Clone(h.st.outcomes)
 	nUnexp, unexpected := h.st.nUnexp, slices.Clone(h.st.unexpected)
+	unhandled := slices.Clone(h.st.unhandled)
 	h.st.mu.Unlock()
 	for _, s := range bad {
 		h.fail(checkSchema, "invalid answer: %s", s)
 	}
 	for o, n := range outcomes {
 		if strings.Contains(o, "unhandled-exception") {
-			h.fail(checkPanic, "%d calls answered %s (a recovered panic)", n, o)
+			h.fail(checkPanic, "%d calls answered %s (a recovered panic or an unmapped failure); the first: %s", n, o, strings.Join(unhandled, "\n  "))
 		}
 	}
 	if nUnexp > 0 {

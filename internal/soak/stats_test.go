@@ -23,6 +23,7 @@ type stats struct {
 	outcomes   map[string]int             // "ok", a category, "http 503", "transport error"
 	envelopes  int                        // envelopes validated against the schema
 	schemaBad  []string                   // the first violations
+	unhandled  []string                   // the first unhandled-exception answers, whole
 	unexpected []string                   // the first transport errors no fault explains
 	nUnexp     int
 	expected   int // transport errors while a fault made them expected
@@ -119,6 +120,13 @@ func (w *worker) validate(transport, tool string, envelopeJSON []byte) string {
 		return "ok"
 	}
 	if e := env.Err(); e.Category == contract.Internal {
+		if e.Code == contract.CodeUnhandledException {
+			s.mu.Lock()
+			if len(s.unhandled) < 3 {
+				s.unhandled = append(s.unhandled, fmt.Sprintf("%s %s: %.600s", transport, tool, envelopeJSON))
+			}
+			s.mu.Unlock()
+		}
 		return "internal / " + string(e.Code) // unhandled-exception is a recovered panic
 	}
 	return env.Err().Category.String()

@@ -12,6 +12,8 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/errmap"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -231,5 +233,27 @@ func TestTextHelpers(t *testing.T) {
 	single := &objInfo{role: 61, states: bitsFrom([]uint32{1 << stateSingleLine})}
 	if shortText(multi) || !shortText(single) || !shortText(&objInfo{role: 29}) {
 		t.Error("shortText")
+	}
+}
+
+// Every failure type of this backend maps onto its contract code through errmap, which finds a
+// platform sentinel with errors.As: a type that only matched its sentinel in an Is method was
+// answered unhandled-exception (the soak suite caught it on a wait-for of an app without a tree).
+func TestFailuresCarryTheirCodes(t *testing.T) {
+	cases := []struct {
+		err  error
+		code contract.Code
+	}{
+		{&notRegistered{pid: 7}, contract.CodeNoAccessibleTree},
+		{&notRegistered{pid: 7, frameless: true}, contract.CodeNoAccessibleTree},
+		{&errFrameAmbiguous{}, contract.CodeFrameAmbiguous},
+	}
+	for _, c := range cases {
+		if got := errmap.ToContract(c.err, errmap.Tools); got.Code != c.code {
+			t.Errorf("%T %q maps to %s, want %s", c.err, c.err, got.Code, c.code)
+		}
+	}
+	if !errors.Is(&notRegistered{}, ErrNotRegistered) {
+		t.Error("notRegistered is no longer ErrNotRegistered")
 	}
 }

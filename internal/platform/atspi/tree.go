@@ -775,9 +775,11 @@ func (e *notRegistered) Error() string {
 		platform.ErrNoAccessibleTree, e.pid)
 }
 
-func (e *notRegistered) Is(target error) bool {
-	return target == platform.ErrNoAccessibleTree || target == ErrNotRegistered
-}
+func (e *notRegistered) Is(target error) bool { return target == ErrNotRegistered }
+
+// Unwrap makes it a platform.ErrNoAccessibleTree that errmap finds with errors.As (a match by Is
+// alone carries no code).
+func (e *notRegistered) Unwrap() error { return platform.ErrNoAccessibleTree }
 
 // role reads Accessible.GetRole, through the fast connection when it is up (a long list's rows
 // are described by calls, one GetRole each).
