@@ -85,7 +85,7 @@ func invokeTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			l, err := locateActionable(ctx, env.Desktop, in.WindowTarget, in.Element, false)
+			l, err := locateActionable(ctx, env.Desktop, in.WindowTarget, in.Element, actionNeeds{enabled: true})
 			if err != nil {
 				return nil, err
 			}

@@ -226,17 +226,28 @@ func ancestry(root, target *platform.Node) []string {
 }
 
 // actionableWait is how long an action (invoke, click or drag at an element) waits for its
-// element to be there and, for input, showing: a page or dialog still being laid out when the
-// action arrives. Chromium fills a page's tree in bursts after load and Gecko clears showing
+// element to be there and as the action needs it (locateActionable): a page or dialog may still
+// be laid out, or checking what was typed, when the action arrives. Chromium fills a page's tree in bursts after load and Gecko clears showing
 // while it reflows; both made the first click after a page appeared miss now and then. Longer
 // absences are the agent's to wait for (wait-for), so a real miss costs at most this.
 const actionableWait = time.Second
 
-// locateActionable locates sel like locate and, while the element is missing (or, with
-// showing, not on screen), looks again on the application's events for up to actionableWait.
-// The first attempt has the call's whole deadline; failures other than a miss end it at once.
-func locateActionable(ctx context.Context, d desktopReader, target WindowTarget, sel *ElementSelector, showing bool) (located, error) {
-	ready := func(l located) bool { return l.node != nil && (!showing || onScreen(l.node)) }
+// actionNeeds says what an action waits for besides its element being there.
+type actionNeeds struct {
+	showing bool // on screen, with a point to click (input)
+	enabled bool // a control that takes actions (semantic actions)
+}
+
+// locateActionable locates sel like locate and, while the element is missing or not yet as the
+// action needs it (on screen; a control enabled: a dialog's button is insensitive until the
+// dialog has checked what was typed), looks again on the application's events for up to
+// actionableWait. The first attempt has the call's whole deadline; failures other than a miss
+// end it at once, and an element still not as needed is returned for the caller to refuse.
+func locateActionable(ctx context.Context, d desktopReader, target WindowTarget, sel *ElementSelector, need actionNeeds) (located, error) {
+	ready := func(l located) bool {
+		n := l.node
+		return n != nil && (!need.showing || onScreen(n)) && (!need.enabled || !controlRoles[n.Role] || enabledNode(n))
+	}
 	l, err := locate(ctx, d, target, sel)
 	if err != nil || ready(l) || sel.Ref != "" && l.node == nil {
 		return l, err // a ref that no longer matches will not match again
@@ -257,6 +268,14 @@ func locateActionable(ctx context.Context, d desktopReader, target WindowTarget,
 		return l, failed
 	}
 	return l, nil
+}
+
+// controlRoles are the roles whose elements say whether they are enabled (sensitive) in every
+// toolkit; an action waits for those to be enabled, and only those.
+var controlRoles = map[string]bool{
+	"push button": true, "toggle button": true, "check box": true, "radio button": true, "menu item": true,
+	"check menu item": true, "radio menu item": true, "combo box": true, "spin button": true, "slider": true,
+	"text": true, "entry": true, "password text": true, "page tab": true, "link": true,
 }
 
 // onScreen reports whether a node has a point to click.

@@ -50,7 +50,7 @@ func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform
 		}
 		return p, "", nil
 	}
-	l, err := locateActionable(ctx, env.Desktop, target, &s.ElementSelector, true)
+	l, err := locateActionable(ctx, env.Desktop, target, &s.ElementSelector, actionNeeds{showing: true})
 	if err != nil {
 		return platform.Point{}, "", err
 	}

@@ -45,3 +45,24 @@ func TestActionsWaitBrieflyForTheirElement(t *testing.T) {
 		}
 	})
 }
+
+// A dialog's button that is insensitive for a moment (a file chooser checking the typed path)
+// is invoked once it is enabled, not refused.
+func TestInvokeWaitsBrieflyForAControlToBeEnabled(t *testing.T) {
+	a := newApp(t)
+	ref, err := a.Fake.AddChild(a.Fake.Ref(a.win, "Form"), &fake.Elem{Role: "push button", Name: "Save", Bounds: rect(200, 40, 80, 24),
+		Actions: []string{"click"}, Disabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := callAsync(a, "invoke", map[string]any{"handle": a.win, "element": map[string]any{"name": "Save"}, "via": "accessibility"})
+	testdesk.WaitFor(t, 10*time.Second, "the invoke never watched the application", func() bool { return a.Fake.TreeWatches(pid) > 0 })
+	for _, st := range []string{"enabled", "sensitive"} {
+		if err := a.Fake.SetState(ref, st, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if env := receive(t, ch); !env.OK() {
+		t.Fatalf("invoke of a button enabled just after the call: %+v", env.Err())
+	}
+}
