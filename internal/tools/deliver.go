@@ -404,8 +404,9 @@ func deliverValue(ctx context.Context, env *Env, l located, byRef bool, text, vi
 			return delivery{via: viaAccessibility, verified: boolPtr(false)}, nil
 		}
 		if via == viaAuto && n.States["editable"] {
-			if s, why := clickSpot(ctx, env, l, byRef); why == "" {
-				return typeValue(ctx, env, l, s, text)
+			ready := laidOut(ctx, env, l)
+			if s, why := clickSpot(ctx, env, ready, byRef); why == "" {
+				return typeValue(ctx, env, ready, s, text)
 			}
 		}
 		return delivery{}, notApplied(n, viaAccessibility, got, "")
@@ -432,6 +433,29 @@ func deliverValue(ctx context.Context, env *Env, l located, byRef bool, text, vi
 		return delivery{}, notApplied(n, viaAccessibility, got, "")
 	}
 	return delivery{}, actionError(err, platform.ActSetValue, n)
+}
+
+// laidOut re-reads an element that has no point on screen yet, on its application's events for
+// up to actionableWait: a page that has just loaded (Firefox) takes text through the
+// accessibility API before its editor is attached and before its fields have bounds, and the
+// value is then typed once they have.
+func laidOut(ctx context.Context, env *Env, l located) located {
+	if onScreen(l.node) {
+		return l
+	}
+	_, _, _ = waitFor(ctx, env.Desktop, actionableWait, func(ctx context.Context) (bool, int, error) {
+		el, err := env.Desktop.Element(ctx, l.node.Ref)
+		if err != nil {
+			return true, 0, nil // gone or not answering: the caller says what it holds
+		}
+		if onScreen(&el.Node) {
+			n := el.Node
+			l.node = &n
+			return true, 0, nil
+		}
+		return false, el.PID, nil
+	})
+	return l
 }
 
 // typeValue focuses the field with a click, selects and deletes what it holds, types text, and
