@@ -227,9 +227,10 @@ func ancestry(root, target *platform.Node) []string {
 
 // actionableWait is how long an action (invoke, click or drag at an element) waits for its
 // element to be there and as the action needs it (locateActionable): a page or dialog may still
-// be laid out, or checking what was typed, when the action arrives. Chromium fills a page's tree in bursts after load and Gecko clears showing
-// while it reflows; both made the first click after a page appeared miss now and then. Longer
-// absences are the agent's to wait for (wait-for), so a real miss costs at most this.
+// be laid out, or checking what was typed, when the action arrives. Chromium fills a page's
+// tree in bursts after load and Gecko clears showing while it reflows; both made the first
+// click after a page appeared miss now and then. Longer absences are the agent's to wait for
+// (wait-for), so a real miss costs at most this.
 const actionableWait = time.Second
 
 // actionNeeds says what an action waits for besides its element being there.
