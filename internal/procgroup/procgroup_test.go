@@ -192,6 +192,11 @@ func TestProcStopEndsTheGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if t.Failed() { // the death signal did not reach it: stop it by PID all the same
+			_ = syscall.Kill(child, syscall.SIGKILL)
+		}
+	})
 	if p.Stop(20 * time.Second) {
 		t.Error("SIGKILL was needed for a group that ends on SIGTERM")
 	}
@@ -236,6 +241,11 @@ func TestStartDeathSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if t.Failed() { // the death signal did not reach it: stop it by PID all the same
+			_ = syscall.Kill(child, syscall.SIGKILL)
+		}
+	})
 	if err := parent.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,19 @@
 package tools
 
 import (
+	"errors"
+
+	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/errmap"
 )
 
 // platformError maps a backend error onto the contract (internal/errmap, shared with the
-// dispatcher and the raw command engine). A contract error passes through.
+// dispatcher and the raw command engine). An error that already carries a contract error passes
+// through unchanged, so checks by identity further up (errors.Is) still hold.
 func platformError(err error) error {
-	if ce := errmap.ToContract(err, errmap.Tools); ce != nil {
-		return ce
+	var ce *contract.Error
+	if err == nil || errors.As(err, &ce) {
+		return err
 	}
-	return nil
+	return errmap.ToContract(err, errmap.Tools)
 }
