@@ -195,7 +195,7 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 			return out, fmt.Errorf("%w: %s refused %s: %v", platform.ErrActionFailed,
 				FormatRef(target.Bus, target.Path), shortMethod(method), err)
 		}
-		return out, c.callError(err, target.Bus, target.Path, method)
+		return out, c.callError(err, c.opts.ModalGrace, target.Bus, target.Path, method)
 	}
 	out.reply = call
 	pc := c.graceCall(ctx, probe, ifAccessible+".GetState")
@@ -209,7 +209,7 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 		case f == failDead, f == failNoIface, f == failGone:
 			out.gone = true // the action closed its own window, or ended the application
 		default:
-			return out, c.callError(err, probe.Bus, probe.Path, "GetState")
+			return out, c.callError(err, c.opts.ModalGrace, probe.Bus, probe.Path, "GetState")
 		}
 		return out, nil
 	}

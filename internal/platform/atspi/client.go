@@ -47,6 +47,7 @@ type Client struct {
 	mu      sync.Mutex
 	pids    map[string]int    // unique bus name → process id; bus names are never reused
 	bridges map[string]bridge // unique bus name → what its accessibility bridge serves safely
+	cached  map[string]int    // unique bus name → objects its last Cache.GetItems held (snapshotTimeout)
 	frames  map[objRef]uint32 // frame → its X window, for bridges with window-relative extents
 	vcl     vclShifts         // LibreOffice frames' menu bar shifts
 
@@ -131,7 +132,7 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 	if err != nil {
 		return nil, fmt.Errorf("%w: accessibility bus %s: %v", platform.ErrAtspiUnavailable, addr, err)
 	}
-	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int), bridges: make(map[string]bridge),
+	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int), bridges: make(map[string]bridge), cached: make(map[string]int),
 		frames: make(map[objRef]uint32), hub: h, noMirror: opts.NoMirror}
 	if err := c.registerEvent(ctx, registeredEvent); err != nil {
 		_ = conn.Close()
@@ -216,14 +217,19 @@ func (c *Client) callContext(ctx context.Context) (context.Context, context.Canc
 // call makes one D-Bus call with a deadline and converts a fatal failure; the returned
 // failure lets callers treat dead nodes and missing interfaces as data.
 func (c *Client) call(ctx context.Context, dest string, path dbus.ObjectPath, method string, args ...any) (*dbus.Call, failure, error) {
+	return c.callWithin(ctx, c.opts.CallTimeout, dest, path, method, args...)
+}
+
+// callWithin is call with its own deadline instead of CallTimeout.
+func (c *Client) callWithin(ctx context.Context, timeout time.Duration, dest string, path dbus.ObjectPath, method string, args ...any) (*dbus.Call, failure, error) {
 	c.calls.Add(1)
-	cctx, cancel := c.callContext(ctx)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	call := c.conn.Object(dest, path).CallWithContext(cctx, method, 0, args...)
 	cancel()
 	if call.Err == nil {
 		return call, 0, nil
 	}
-	return call, classify(call.Err), c.callError(call.Err, dest, path, method)
+	return call, classify(call.Err), c.callError(call.Err, timeout, dest, path, method)
 }
 
 // property reads one property into v.
@@ -279,6 +285,11 @@ func (c *Client) forget(live map[string]bool) {
 	for name := range c.bridges {
 		if !live[name] {
 			delete(c.bridges, name)
+		}
+	}
+	for name := range c.cached {
+		if !live[name] {
+			delete(c.cached, name)
 		}
 	}
 	for r := range c.frames {

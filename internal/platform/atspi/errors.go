@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 
@@ -66,12 +67,13 @@ func (f failure) fatal() bool {
 }
 
 // callError converts a failed call into the platform vocabulary, wrapping the matching
-// sentinel with a detail for people. Caller cancellation stays context.Canceled.
-func (c *Client) callError(err error, dest string, path dbus.ObjectPath, method string) error {
+// sentinel with a detail for people; timeout is the deadline the call had. Caller
+// cancellation stays context.Canceled.
+func (c *Client) callError(err error, timeout time.Duration, dest string, path dbus.ObjectPath, method string) error {
 	switch classify(err) {
 	case failHung:
 		return fmt.Errorf("%w: %s did not answer %s on %s within %v",
-			platform.ErrAppNotResponding, dest, method, path, c.opts.CallTimeout)
+			platform.ErrAppNotResponding, dest, method, path, timeout)
 	case failDenied:
 		return fmt.Errorf("%w: %s %s: %v", platform.ErrElevated, dest, method, err)
 	case failGone:

@@ -3,6 +3,7 @@ package atspi
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 
@@ -34,14 +35,19 @@ func (c *Client) fastConn() *dbuswire.Conn {
 // fastCall makes one call on fc with a deadline; errors are converted to godbus's types so
 // classify and callError treat them as they treat godbus's.
 func (c *Client) fastCall(ctx context.Context, fc *dbuswire.Conn, dest string, path dbus.ObjectPath, iface, member string, args ...any) (*dbuswire.Reply, failure, error) {
+	return c.fastCallWithin(ctx, fc, c.opts.CallTimeout, dest, path, iface, member, args...)
+}
+
+// fastCallWithin is fastCall with its own deadline instead of CallTimeout.
+func (c *Client) fastCallWithin(ctx context.Context, fc *dbuswire.Conn, timeout time.Duration, dest string, path dbus.ObjectPath, iface, member string, args ...any) (*dbuswire.Reply, failure, error) {
 	c.calls.Add(1)
-	r, err := fc.Call(ctx, c.opts.CallTimeout, dest, string(path), iface, member, args...)
-	return c.fastResult(r, err, dest, path, iface, member)
+	r, err := fc.Call(ctx, timeout, dest, string(path), iface, member, args...)
+	return c.fastResult(r, err, timeout, dest, path, iface, member)
 }
 
 // fastResult converts a fast call's outcome to godbus's error types, so classify and
 // callError treat it as they treat godbus's.
-func (c *Client) fastResult(r *dbuswire.Reply, err error, dest string, path dbus.ObjectPath, iface, member string) (*dbuswire.Reply, failure, error) {
+func (c *Client) fastResult(r *dbuswire.Reply, err error, timeout time.Duration, dest string, path dbus.ObjectPath, iface, member string) (*dbuswire.Reply, failure, error) {
 	if err == nil && r.ErrorName != "" {
 		e := dbus.Error{Name: r.ErrorName}
 		if we, ok := r.Err().(*dbuswire.Error); ok && we.Message != "" {
@@ -55,7 +61,7 @@ func (c *Client) fastResult(r *dbuswire.Reply, err error, dest string, path dbus
 	if err == dbuswire.ErrClosed {
 		err = dbus.ErrClosed
 	}
-	return nil, classify(err), c.callError(err, dest, path, iface+"."+member)
+	return nil, classify(err), c.callError(err, timeout, dest, path, iface+"."+member)
 }
 
 // extents reads Component.GetExtents in the coordinate type given (coordScreen or

@@ -195,7 +195,7 @@ func TestClassify(t *testing.T) {
 			t.Errorf("classify(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 		if tc.is != nil {
-			if err := c.callError(tc.err, ":1.5", "/x", "M"); !errors.Is(err, tc.is) {
+			if err := c.callError(tc.err, time.Second, ":1.5", "/x", "M"); !errors.Is(err, tc.is) {
 				t.Errorf("callError(%v) = %v, want %v", tc.err, err, tc.is)
 			}
 		}
@@ -255,5 +255,26 @@ func TestFailuresCarryTheirCodes(t *testing.T) {
 	}
 	if !errors.Is(&notRegistered{}, ErrNotRegistered) {
 		t.Error("notRegistered is no longer ErrNotRegistered")
+	}
+}
+
+// TestSnapshotTimeoutGrowsWithTheCache: a first GetItems and a small application keep the call
+// deadline (a hung one costs one CallTimeout); a large one gets one per started thousand
+// objects, at most four.
+func TestSnapshotTimeoutGrowsWithTheCache(t *testing.T) {
+	c := &Client{opts: Options{CallTimeout: 2 * time.Second}, cached: map[string]int{}}
+	for _, tt := range []struct {
+		objects int
+		want    time.Duration
+	}{{0, 2 * time.Second}, {999, 2 * time.Second}, {2200, 6 * time.Second}, {50000, 8 * time.Second}} {
+		if tt.objects > 0 {
+			c.sawCache(":1.9", tt.objects)
+		}
+		if got := c.snapshotTimeout(":1.9"); got != tt.want {
+			t.Errorf("after a cache of %d objects: %v, want %v", tt.objects, got, tt.want)
+		}
+	}
+	if got := c.snapshotTimeout(":1.10"); got != 2*time.Second {
+		t.Errorf("an application never asked: %v", got)
 	}
 }

@@ -3,6 +3,7 @@ package atspi
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 
@@ -101,8 +102,9 @@ func (c *Client) snapshot(ctx context.Context, app objRef) (map[objRef]*objInfo,
 	if c.noCache {
 		return nil, nil
 	}
+	timeout := c.snapshotTimeout(app.Bus)
 	if fc := c.fastConn(); fc != nil {
-		rep, f, err := c.fastCall(ctx, fc, app.Bus, cachePath, ifCache, "GetItems")
+		rep, f, err := c.fastCallWithin(ctx, fc, timeout, app.Bus, cachePath, ifCache, "GetItems")
 		if err != nil {
 			if f.fatal() {
 				return nil, err
@@ -113,6 +115,7 @@ func (c *Client) snapshot(ctx context.Context, app objRef) (map[objRef]*objInfo,
 		if rep.Signature == cacheItemSig {
 			items, err := decodeCacheItems(rep)
 			if err == nil {
+				c.sawCache(app.Bus, len(items))
 				return buildSnapshot(app.Bus, items), nil
 			}
 			c.log.Debug("atspi: undecodable GetItems reply, walking with calls", "app", app.Bus, "err", err)
@@ -120,7 +123,7 @@ func (c *Client) snapshot(ctx context.Context, app objRef) (map[objRef]*objInfo,
 		}
 		// Another layout (older bridges): godbus decodes those below.
 	}
-	call, f, err := c.call(ctx, app.Bus, cachePath, ifCache+".GetItems")
+	call, f, err := c.callWithin(ctx, timeout, app.Bus, cachePath, ifCache+".GetItems")
 	if err != nil {
 		if f.fatal() {
 			return nil, err
@@ -130,14 +133,36 @@ func (c *Client) snapshot(ctx context.Context, app objRef) (map[objRef]*objInfo,
 	}
 	var items []cacheItem
 	if err := dbus.Store(call.Body, &items); err == nil {
+		c.sawCache(app.Bus, len(items))
 		return buildSnapshot(app.Bus, items), nil
 	}
 	var old []cacheItemV1
 	if err := dbus.Store(call.Body, &old); err == nil {
+		c.sawCache(app.Bus, len(old))
 		return buildSnapshotV1(app.Bus, old), nil
 	}
 	c.log.Debug("atspi: unknown GetItems layout, walking with calls", "app", app.Bus)
 	return nil, nil
+}
+
+// snapshotTimeout bounds one GetItems. Its reply grows with the application, and so does the
+// time the application's main loop spends writing it: on a loaded CI machine a live Calc
+// (about 2,200 objects) once took over 2 s, and was reported as not responding. So an
+// application whose last cache held n objects gets one CallTimeout per started thousand, at
+// most four; a first GetItems, and any application under 1,000 objects, keeps the plain call
+// deadline, so a hung small application still costs one CallTimeout.
+func (c *Client) snapshotTimeout(bus string) time.Duration {
+	c.mu.Lock()
+	n := c.cached[bus]
+	c.mu.Unlock()
+	return c.opts.CallTimeout * time.Duration(min(1+n/1000, 4))
+}
+
+// sawCache remembers how many objects an application's cache held, for snapshotTimeout.
+func (c *Client) sawCache(bus string, n int) {
+	c.mu.Lock()
+	c.cached[bus] = n
+	c.mu.Unlock()
 }
 
 func newInfo(it *cacheItem) *objInfo {

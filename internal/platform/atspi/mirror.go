@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"fmt"
-	"github.com/godbus/dbus/v5"
 	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/godbus/dbus/v5"
 
 	"github.com/mcec/mcec/internal/platform"
 )
