@@ -104,6 +104,13 @@ func TestBuildSnapshot(t *testing.T) {
 		{Obj: ref(5), Parent: ref(1), Index: 3, ChildCount: -1, Role: 55, States: []uint32{1 << stateManagesDescendants, 0}},
 		{Obj: ref(6), Parent: ref(5), Index: 0, ChildCount: 2, Role: 39}, // one child not cached
 		{Obj: ref(7), Parent: ref(6), Index: 0, Role: 43},
+		// A scrolled window whose scroll bars say -1, and a box whose indexes are in order.
+		{Obj: ref(8), Parent: ref(14), Index: 1, ChildCount: 2, Role: 96}, // parent not cached
+		{Obj: ref(9), Parent: ref(8), Index: -1, Role: 48},
+		{Obj: ref(10), Parent: ref(8), Index: 0, Role: 127},
+		{Obj: ref(11), Parent: ref(10), Index: 0, ChildCount: 2, Role: 39},
+		{Obj: ref(12), Parent: ref(11), Index: 1, Role: 43},
+		{Obj: ref(13), Parent: ref(11), Index: 0, Role: 43},
 	}
 	snap := buildSnapshot(":1.5", items)
 	frame := snap[ref(1)]
@@ -124,6 +131,20 @@ func TestBuildSnapshot(t *testing.T) {
 	}
 	if leaf := snap[ref(7)]; !leaf.childrenComplete || leaf.role != 43 {
 		t.Errorf("leaf: %+v", leaf)
+	}
+	if sw := snap[ref(8)]; sw.childrenComplete {
+		t.Errorf("a child's index -1 must not count as its place: %+v", sw)
+	}
+	if box := snap[ref(11)]; !box.childrenComplete || !slices.Equal(box.children, []objRef{ref(13), ref(12)}) {
+		t.Errorf("box with indexes 0, 1: %+v", box)
+	}
+	frame2 := buildSnapshot(":1.5", []cacheItem{items[0], {Obj: ref(1), Parent: app, ChildCount: 1, Role: 23},
+		{Obj: ref(2), Parent: ref(1), Index: 0, Role: 43}})
+	if f := frame2[ref(1)]; f.childrenComplete {
+		t.Errorf("a window's children must be listed by a call: %+v", f)
+	}
+	if a := frame2[app]; !a.childrenComplete {
+		t.Errorf("app: %+v", a)
 	}
 }
 

@@ -183,16 +183,19 @@ func buildSnapshot(bus string, items []cacheItem) map[objRef]*objInfo {
 		ref   objRef
 	}
 	kids := make(map[objRef][]kid)
+	window := make(map[objRef]bool) // the application's top-level objects
 	for i := range items {
 		it := &items[i]
 		if it.Obj.Bus == "" {
 			it.Obj.Bus = bus
 		}
 		snap[it.Obj] = newInfo(it)
+		window[it.Obj] = it.Parent.Path == appRoot && it.Obj.Path != appRoot
 		if !it.Parent.null() {
 			kids[it.Parent] = append(kids[it.Parent], kid{it.Index, it.Obj})
 		}
 	}
+	ordered := make(map[objRef]bool, len(kids))
 	for parent, ks := range kids {
 		info := snap[parent]
 		if info == nil {
@@ -200,13 +203,22 @@ func buildSnapshot(bus string, items []cacheItem) map[objRef]*objInfo {
 		}
 		slices.SortStableFunc(ks, func(a, b kid) int { return int(a.index) - int(b.index) })
 		info.children = make([]objRef, len(ks))
+		// The cached indexes give GetChildren's order only where each is its child's place:
+		// GTK 3 answers -1 for a scrolled window's scroll bars (sorted before the viewport
+		// GetChildren lists first), and index 0 for a window's content where GetChildren lists
+		// its header bar first (gtk3-demo). A window's children are therefore always listed by
+		// a call, and so are any whose indexes are not 0, 1, 2 … (TestCacheWalkMatchesCalls).
+		ordered[parent] = !window[parent]
 		for i, k := range ks {
 			info.children[i] = k.ref
+			ordered[parent] = ordered[parent] && int(k.index) == i
 		}
 	}
-	for _, info := range snap {
-		// A count the cache cannot account for (children not cached yet) is fetched live.
-		info.childrenComplete = !info.managesDescendants() && int(info.childCount) == len(info.children)
+	for r, info := range snap {
+		// A count the cache cannot account for (children not cached yet), or an order it
+		// cannot vouch for, is fetched live.
+		info.childrenComplete = !info.managesDescendants() && int(info.childCount) == len(info.children) &&
+			(len(info.children) == 0 || ordered[r])
 	}
 	return snap
 }

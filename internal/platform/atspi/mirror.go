@@ -5,7 +5,6 @@ import (
 
 	"fmt"
 	"maps"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -17,9 +16,9 @@ import (
 // The warm tree mirror (issue 16, point 4). A repeated Tree of a window whose application has
 // sent no event since the last walk is answered from that walk, not re-read.
 //
-// Invalidation is deliberately coarse: any AT-SPI event from an application (children, states,
-// names, values, text, bounds, a window created or destroyed, anything else it emits)
-// invalidates every tree mirrored of it. Toolkits report a change on the object they think
+// Invalidation is deliberately coarse: any signal from an application (events of children,
+// states, names, values, text, bounds, a window created or destroyed; its cache announcing
+// objects added or removed; anything else it emits) invalidates every tree mirrored of it. Toolkits report a change on the object they think
 // changed, which is not always the one whose facts a walk reads differently (a scrolled GTK 3
 // viewport moves its children without a bounds-changed on any of them, but its scroll bar
 // sends value-changed), so an event anywhere in the application counts for all of it.
@@ -347,9 +346,6 @@ func (c *Client) forgetMirrored(live map[string]bool) {
 	}
 	c.mirror.order = order
 }
-
-// isEvent reports a signal that is an AT-SPI event.
-func isEvent(name string) bool { return strings.HasPrefix(name, "org.a11y.atspi.Event.") }
 
 // cloneNode copies a tree, so callers may change what they are given.
 func cloneNode(n *platform.Node) *platform.Node {

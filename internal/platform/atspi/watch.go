@@ -74,7 +74,11 @@ func (h *hub) DeliverSignal(_, _ string, s *dbus.Signal) {
 		}
 		return
 	}
-	if m := h.mirrored[s.Sender]; m != nil && isEvent(s.Name) {
+	if m := h.mirrored[s.Sender]; m != nil {
+		// Every signal counts, not only events: at-spi2-atk adds new children to the cache
+		// GetItems answers from an idle callback after their children-changed event, and
+		// announces that with Cache.AddAccessible; a walk between the two read a cache that
+		// lagged the tree, and only this signal says so.
 		m.count(s)
 	}
 	if !watchedSignals[s.Name] {

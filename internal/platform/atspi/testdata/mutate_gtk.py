@@ -5,8 +5,11 @@ mirror's answers after each change are compared with fresh walks.
 Commands (one per line), each acknowledged with "ok <command>" once done on the main loop:
 add, remove (a list row), tadd, tremove, tedit (a tree view row), rename (the label), toggle (the check button), value (the scale),
 text (the entry), hide, show, grow (the button: taller, so what lies below moves), move (the window), scroll (the list), quit.
+lagadd adds a list row while the main loop is kept busy above idle priority for a second, so the
+accessibility bridge's cache (filled from an idle) lags the tree; "settled" follows once it is free.
 """
 import sys
+import time
 
 import gi
 
@@ -100,6 +103,23 @@ def command(source, condition):
     elif cmd == "scroll":
         adj = scroll.get_vadjustment()
         adj.set_value(adj.get_value() + 60)
+    elif cmd == "lagadd":
+        add_row()
+        until = time.monotonic() + 1.0
+
+        def busy():
+            # Above the bridge's cache idle (G_PRIORITY_DEFAULT_IDLE), below D-Bus and layout.
+            if time.monotonic() < until:
+                time.sleep(0.002)
+                return True
+            GLib.idle_add(settled)
+            return False
+
+        def settled():
+            print("settled", flush=True)
+            return False
+
+        GLib.idle_add(busy, priority=150)
     elif cmd == "quit":
         Gtk.main_quit()
     print("ok", cmd, flush=True)
