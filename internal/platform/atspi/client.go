@@ -31,6 +31,10 @@ type Options struct {
 	// Window re-reads one window, for the origin of bridges that report window-relative
 	// extents when an element is re-read by ref; nil: such elements have no bounds.
 	Window func(ctx context.Context, handle uint32) (platform.Window, error)
+	// Popups lists the screen rectangles of the mapped popup surfaces (override-redirect
+	// windows) of the X client that owns a window, for bridges with window-relative extents
+	// whose popovers report positions relative to the main window (popups.go); nil: not placed.
+	Popups func(ctx context.Context, handle uint32) ([]platform.Rect, error)
 	// NoMirror makes every Tree walk the application, never answering from the warm mirror
 	// (mirror.go); for measuring walks, or an operator who distrusts an application's events.
 	NoMirror bool

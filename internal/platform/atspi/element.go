@@ -239,7 +239,7 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 		return platform.Element{}, err
 	}
 	if w.bridge.windowCoords && o.n.extents != nil {
-		if w.origin, err = c.originOf(ctx, o.n.ref); err != nil {
+		if w.origin, _, err = c.originOf(ctx, o.n.ref); err != nil {
 			return platform.Element{}, err
 		}
 	}
@@ -283,12 +283,19 @@ func (c *Client) Subtree(ctx context.Context, ref string, limits platform.TreeLi
 			}
 		}
 	}
+	var handle uint32
 	if b.windowCoords {
-		if w.origin, err = c.originOf(ctx, o.n.ref); err != nil {
+		if w.origin, handle, err = c.originOf(ctx, o.n.ref); err != nil {
 			return platform.Tree{}, err
 		}
 	}
 	t, err := w.tree(ctx, o.n)
+	if err == nil && w.origin != nil && c.opts.Popups != nil && !limits.Lean {
+		// A popover below the element (a menu button's): placed where its surface is.
+		if popups, perr := c.opts.Popups(ctx, handle); perr == nil {
+			placePopups(t.Root, popups)
+		}
+	}
 	if err == nil && b.vclShift && !limits.Lean {
 		s, err := c.treeShift(ctx, o.n.ref)
 		if err != nil {

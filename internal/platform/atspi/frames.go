@@ -213,36 +213,44 @@ const maxAncestors = 64
 
 // originOf finds the screen origin of the window that r lies in, for bridges with
 // window-relative extents: up the parents to the top-level object, then the window that object
-// was last matched to. nil when that is not known (no Tree has matched the frame yet, or the
+// was last matched to (its handle is returned too), moved onto the popover's surface when r lies
+// in one (popups.go). nil when that is not known (no Tree has matched the frame yet, or the
 // window is gone): the element then has no bounds rather than wrong ones.
-func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, error) {
+func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, uint32, error) {
 	if c.opts.Window == nil {
-		return nil, nil
+		return nil, 0, nil
 	}
 	cur := r
+	var below []objRef // r and its ancestors below the top-level object
 	for range maxAncestors {
 		var parent objRef
 		f, err := c.property(ctx, cur.Bus, cur.Path, ifAccessible, "Parent", &parent)
 		if err != nil {
 			if f.fatal() {
-				return nil, err
+				return nil, 0, err
 			}
-			return nil, nil
+			return nil, 0, nil
 		}
 		if parent.null() || parent.Path == appRoot {
 			break
 		}
+		below = append(below, cur)
 		cur = parent
 	}
 	c.mu.Lock()
 	handle, ok := c.frames[cur]
 	c.mu.Unlock()
 	if !ok {
-		return nil, nil
+		return nil, 0, nil
 	}
 	w, err := c.opts.Window(ctx, handle)
 	if err != nil {
-		return nil, nil
+		return nil, 0, nil
 	}
-	return &platform.Point{X: w.Bounds.X, Y: w.Bounds.Y}, nil
+	origin := platform.Point{X: w.Bounds.X, Y: w.Bounds.Y}
+	dx, dy, err := c.popupShift(ctx, handle, below, origin)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &platform.Point{X: origin.X + dx, Y: origin.Y + dy}, handle, nil
 }

@@ -183,6 +183,12 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		}
 		shiftTree(t.Root, s)
 	}
+	if err == nil && bestW.bridge.windowCoords && c.opts.Popups != nil && !limits.Lean {
+		// GTK 4's popovers: placed where their surfaces are (popups.go).
+		if popups, perr := c.opts.Popups(ctx, win.Handle); perr == nil {
+			placePopups(t.Root, popups)
+		}
+	}
 	if err == nil && (t.Root.Bounds == nil || t.Root.Bounds.Empty()) && !win.Bounds.Empty() && t.Root.States["showing"] {
 		// A frame that reports no rectangle (Swing) or an empty one (a GTK 4 dialog) covers its
 		// window, whose area X knows.

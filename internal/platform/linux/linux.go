@@ -61,7 +61,7 @@ func (d *Desktop) atspi(ctx context.Context) (*atspi.Client, error) {
 		return d.a, nil
 	}
 	a, err := atspi.Connect(ctx, d.cfg.DBusAddress, atspi.Options{CallTimeout: d.cfg.AtspiCallTimeout, Logger: d.cfg.Logger,
-		WindowsOf: d.windowsOf, Window: d.x.Window, NoMirror: os.Getenv(EnvTreeMirror) == "off"})
+		WindowsOf: d.windowsOf, Window: d.x.Window, Popups: d.x.Popups, NoMirror: os.Getenv(EnvTreeMirror) == "off"})
 	if err != nil {
 		return nil, err
 	}
