@@ -223,7 +223,7 @@ func outlineLine(n *platform.Node, parentShowing bool) string {
 // diff can send only the parts that changed.
 type lineFields struct {
 	head   string // ref role
-	name   string // "name"
+	name   string // "name", or desc "description" for an unnamed node that has one
 	value  string // = "value"
 	bounds string // (x,y wxh)
 	states string // {states}
@@ -233,8 +233,14 @@ type lineFields struct {
 
 func fieldsOf(n *platform.Node, parentShowing bool) lineFields {
 	f := lineFields{head: n.Ref + " " + n.Role}
-	if n.Name != "" {
+	switch {
+	case n.Name != "":
 		f.name = " " + strconv.Quote(n.Name)
+	case n.Description != "":
+		// GTK 4's icon-only buttons (a window's menu, back, search) have no name and a
+		// description from their tooltip ("Primary menu"): without it the line says nothing
+		// an agent can choose by.
+		f.name = " desc " + strconv.Quote(truncateRunes(n.Description, maxOutlineValue))
 	}
 	if n.Value != nil && *n.Value != "" && *n.Value != n.Name {
 		v := *n.Value

@@ -27,6 +27,8 @@ func TestOutlineRules(t *testing.T) {
 				{Ref: "1.2:3", Role: "push button", Name: "OK", States: on("focused"), Bounds: &platform.Rect{X: 1, Y: 2, Width: 3, Height: 4}},
 				{Ref: "1.2:4", Role: "separator", States: on()},
 				{Ref: "1.2:5", Role: "spin button", States: on(), Value: &val},
+				{Ref: "1.2:13", Role: "push button", Description: "Primary menu", States: on()},
+				{Ref: "1.2:14", Role: "push button", Name: "Go", Description: "Goes on", States: on()},
 			}},
 			{Ref: "1.2:6", Role: "combo box", Name: "Pick", States: on(), Children: []*platform.Node{
 				{Ref: "1.2:7", Role: "menu", States: hidden(), Children: []*platform.Node{
@@ -42,6 +44,8 @@ func TestOutlineRules(t *testing.T) {
 	want := `1.2:1 frame "App" (0,0 100x50)
   1.2:3 push button "OK" (1,2 3x4) {focused}
   1.2:5 spin button = "42"
+  1.2:13 push button desc "Primary menu"
+  1.2:14 push button "Go"
   1.2:6 combo box "Pick"
     1.2:7 menu {hidden}: "Red" "Blue"
   1.2:10 menu "File" hidden: "Open" "Save"
