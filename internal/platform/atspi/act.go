@@ -91,7 +91,7 @@ type outcome struct {
 // AT-SPI call until the dialog closes. Either deadline passing yields ModalPending with no
 // error; the action then still runs, and the abandoned call's late reply is dropped.
 func (c *Client) Act(ctx context.Context, ref string, action platform.ElementAction, text string) (platform.ActResult, error) {
-	bus, path, err := ParseRef(ref)
+	bus, path, err := c.parseRef(ref)
 	if err != nil {
 		return platform.ActResult{}, err
 	}
@@ -147,7 +147,7 @@ func enabled(o *object, sentinel error) error {
 	return nil
 }
 
-func (o *object) ref() string { return FormatRef(o.n.ref.Bus, o.n.ref.Path) }
+func (o *object) ref() string { return o.refStr }
 
 // label names o in an error: its role, its name when it has one, and its ref. An empty name is
 // left out rather than printed as "" (the object may have been read without it).
@@ -190,10 +190,10 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 			out.modal = true
 			return out, nil
 		case f == failDead:
-			return out, staleErr(target, "it disappeared before the action")
+			return out, c.staleErr(target, "it disappeared before the action")
 		case f == failNoIface:
 			return out, fmt.Errorf("%w: %s refused %s: %v", platform.ErrActionFailed,
-				FormatRef(target.Bus, target.Path), shortMethod(method), err)
+				c.refOf(target), shortMethod(method), err)
 		}
 		return out, c.callError(err, c.opts.ModalGrace, target.Bus, target.Path, method)
 	}
@@ -410,7 +410,7 @@ func (c *Client) childShowing(ctx context.Context, o *object, limit int, keep fu
 		if f.fatal() {
 			return false, err
 		}
-		return false, staleErr(r, "its children cannot be read")
+		return false, c.staleErr(r, "its children cannot be read")
 	}
 	var kids []objRef
 	_ = call.Store(&kids)
@@ -451,7 +451,7 @@ func (c *Client) kind(ctx context.Context, r objRef) (uint32, ifaceSet, error) {
 		return 0, 0, err
 	}
 	if n.dead.Load() {
-		return 0, 0, staleErr(r, "the application no longer knows it")
+		return 0, 0, c.staleErr(r, "the application no longer knows it")
 	}
 	c.remember(n)
 	return n.info.role, n.info.ifaces, nil
@@ -721,7 +721,7 @@ func (c *Client) valueRange(ctx context.Context, r objRef) (cur, lo, hi float64,
 	case err != nil && f.fatal():
 		return 0, 0, 0, err
 	case err != nil && f == failDead:
-		return 0, 0, 0, staleErr(r, "it disappeared")
+		return 0, 0, 0, c.staleErr(r, "it disappeared")
 	case ok:
 		_ = props["CurrentValue"].Store(&cur)
 		if props["MinimumValue"].Store(&lo) != nil || props["MaximumValue"].Store(&hi) != nil {
@@ -759,7 +759,7 @@ func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, e
 		return platform.ActResult{ModalPending: out.modal}, err
 	}
 	if out.gone {
-		return platform.ActResult{}, staleErr(r, "it disappeared when given focus")
+		return platform.ActResult{}, c.staleErr(r, "it disappeared when given focus")
 	}
 	var ok bool
 	if err := out.reply.Store(&ok); err == nil && !ok {
@@ -791,7 +791,7 @@ func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, e
 			if f.fatal() {
 				return platform.ActResult{}, err
 			}
-			return platform.ActResult{}, staleErr(r, "it disappeared when given focus")
+			return platform.ActResult{}, c.staleErr(r, "it disappeared when given focus")
 		}
 		if words.has(stateFocused) {
 			return platform.ActResult{}, nil

@@ -64,6 +64,8 @@ type Client struct {
 
 	mirror mirror // trees kept while their applications send no event (mirror.go)
 
+	aliases refAliases // short refs for GTK 4's long object paths (ref.go)
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -311,4 +313,5 @@ func (c *Client) forget(live map[string]bool) {
 	c.mu.Unlock()
 	c.meta.keep(live)
 	c.forgetMirrored(live)
+	c.aliases.forget(live)
 }

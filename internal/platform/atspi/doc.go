@@ -25,8 +25,9 @@
 // 4096 characters; Value objects report CurrentValue.
 //
 // Element references (Node.Ref) are FormatRef strings: the bus name and object path of a live
-// object, compact and opaque to callers. Object paths are per-process counters, so a ref is
-// valid while its object lives, not across application restarts. Element re-reads one ref
+// object, compact and opaque to callers; a path FormatRef cannot abbreviate (GTK 4's UUIDs)
+// gets a short alias the client keeps (refAliases). Object paths are per-process counters, so a
+// ref is valid while its object lives, not across application restarts. Element re-reads one ref
 // with a few pipelined calls; an object its application no longer knows, that is defunct, or
 // that lost its parent is stale. GTK keeps the widgets of a hidden page (stack, notebook)
 // alive: they stay valid, without "showing" and without bounds.

@@ -26,6 +26,7 @@ const (
 // object is one object re-read by ref.
 type object struct {
 	n           *node
+	refStr      string // n's ref as refOf gives it
 	parent      objRef
 	parentKnown bool  // the application reported parent (null when detached)
 	index       int32 // in the parent; noIndex when the application did not say
@@ -46,7 +47,7 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 		return nil, err
 	}
 	n := &node{ref: r, info: &objInfo{childCount: -1}}
-	o := &object{n: n, index: noIndex}
+	o := &object{n: n, index: noIndex, refStr: c.refOf(r)}
 	info := n.info
 	m := c.meta.get(r)
 	var jobs []job
@@ -106,7 +107,7 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 				return nil, err
 			}
 			if n.dead.Load() {
-				return nil, staleErr(r, "it disappeared")
+				return nil, c.staleErr(r, "it disappeared")
 			}
 		}
 	}
@@ -157,21 +158,23 @@ func stale(o *object) error {
 	r := o.n.ref
 	switch {
 	case o.n.dead.Load():
-		return staleErr(r, "the application no longer knows it")
+		return staleAt(o.ref(), "the application no longer knows it")
 	case o.is(stateDefunct):
-		return staleErr(r, "it is defunct")
+		return staleAt(o.ref(), "it is defunct")
 	case r.Path == appRoot:
 		return nil // an application's root has no parent in it
 	case o.index == -1:
-		return staleErr(r, "it has no place in a parent any more")
+		return staleAt(o.ref(), "it has no place in a parent any more")
 	case o.parentKnown && o.parent.null():
-		return staleErr(r, "it has no parent any more")
+		return staleAt(o.ref(), "it has no parent any more")
 	}
 	return nil
 }
 
-func staleErr(r objRef, why string) error {
-	return fmt.Errorf("%w: %s: %s", platform.ErrElementStale, FormatRef(r.Bus, r.Path), why)
+func (c *Client) staleErr(r objRef, why string) error { return staleAt(c.refOf(r), why) }
+
+func staleAt(ref, why string) error {
+	return fmt.Errorf("%w: %s: %s", platform.ErrElementStale, ref, why)
 }
 
 // readProps reads name, description, child count, accessible id and parent in one GetAll where
@@ -226,7 +229,7 @@ func (c *Client) remember(n *node) {
 // gone application with platform.ErrWindowClosed; a hung one with
 // platform.ErrAppNotResponding.
 func (c *Client) Element(ctx context.Context, ref string) (platform.Element, error) {
-	bus, path, err := ParseRef(ref)
+	bus, path, err := c.parseRef(ref)
 	if err != nil {
 		return platform.Element{}, err
 	}
@@ -244,7 +247,7 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 		}
 	}
 	if o.n.dead.Load() {
-		return platform.Element{}, staleErr(o.n.ref, "it disappeared while being read")
+		return platform.Element{}, c.staleErr(o.n.ref, "it disappeared while being read")
 	}
 	w.remember()
 	out, _ := w.convert(o.n)
@@ -257,7 +260,7 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 		b.Y += s.of(out.Role)
 		out.Bounds = &b
 	}
-	return platform.Element{Node: *out, PID: o.pid, Parent: parentRef(o)}, nil
+	return platform.Element{Node: *out, PID: o.pid, Parent: c.parentRef(o)}, nil
 }
 
 // Subtree walks the tree under the object ref within limits, the object at depth 0. Errors as
@@ -265,7 +268,7 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 func (c *Client) Subtree(ctx context.Context, ref string, limits platform.TreeLimits) (platform.Tree, error) {
 	limits.MaxNodes = max(limits.MaxNodes, 1)
 	limits.MaxDepth = max(limits.MaxDepth, 0)
-	bus, path, err := ParseRef(ref)
+	bus, path, err := c.parseRef(ref)
 	if err != nil {
 		return platform.Tree{}, err
 	}
@@ -308,12 +311,12 @@ func (c *Client) Subtree(ctx context.Context, ref string, limits platform.TreeLi
 
 // parentRef is the parent's ref, "" for the application (or the registry, for an
 // application's root).
-func parentRef(o *object) string {
+func (c *Client) parentRef(o *object) string {
 	p := o.parent
 	if p.null() || p.Path == appRoot || p.Bus == registryName {
 		return ""
 	}
-	return FormatRef(p.Bus, p.Path)
+	return c.refOf(p)
 }
 
 // Focused returns the object of process pid's applications that reports the focused state,
@@ -363,7 +366,7 @@ func (c *Client) Focused(ctx context.Context, pid int) (platform.Element, error)
 		}
 		return cmp.Or(strings.Compare(a.Bus, b.Bus), strings.Compare(string(a.Path), string(b.Path)))
 	})
-	return c.Element(ctx, FormatRef(found[0].Bus, found[0].Path))
+	return c.Element(ctx, c.refOf(found[0]))
 }
 
 // focusedIn lists the focused objects of one application and which of them are showing:
@@ -403,7 +406,7 @@ func (c *Client) focusedIn(ctx context.Context, app objRef) (focused, showing []
 		var visit func(*platform.Node)
 		visit = func(n *platform.Node) {
 			if n.States["focused"] {
-				bus, path, _ := ParseRef(n.Ref)
+				bus, path, _ := c.parseRef(n.Ref)
 				focused = append(focused, objRef{bus, path})
 				if n.States["showing"] {
 					showing = append(showing, objRef{bus, path})

@@ -299,3 +299,48 @@ func TestSnapshotTimeoutGrowsWithTheCache(t *testing.T) {
 		t.Errorf("an application never asked: %v", got)
 	}
 }
+
+// TestRefAliases: GTK 4's long paths get short refs that decode back, stay the same for the
+// same object, never point elsewhere, and end with their application.
+func TestRefAliases(t *testing.T) {
+	c := &Client{}
+	gtk4 := func(uuid string) objRef {
+		return objRef{":1.6", dbus.ObjectPath("/org/gnome/Calculator/a11y/" + uuid)}
+	}
+	a, b := gtk4("927af90a_16db_456f_baeb_2195900794aa"), gtk4("3de0a9f1_b3c4_4d5b_b2f7_b37422e3253b")
+	if got := c.refOf(a); got != "1.6:~1" {
+		t.Errorf("first alias %q", got)
+	}
+	if got := c.refOf(b); got != "1.6:~2" {
+		t.Errorf("second alias %q", got)
+	}
+	if got := c.refOf(a); got != "1.6:~1" {
+		t.Errorf("the same object again: %q", got)
+	}
+	if got := c.refOf(objRef{":1.6", "/org/a11y/atspi/accessible/42"}); got != "1.6:42" {
+		t.Errorf("an abbreviated path is no alias: %q", got)
+	}
+	for ref, want := range map[string]objRef{"1.6:~2": b, FormatRef(a.Bus, a.Path): a, "1.6:42": {":1.6", "/org/a11y/atspi/accessible/42"}} {
+		bus, path, err := c.parseRef(ref)
+		if err != nil || (objRef{bus, path}) != want {
+			t.Errorf("parseRef(%q) = %s %s %v, want %v", ref, bus, path, err, want)
+		}
+	}
+	for _, bad := range []string{"1.6:~", "1.6:~x", "1.6:~01", "1.6:~-1", "1.6:~1/2"} {
+		if _, _, err := c.parseRef(bad); !errors.Is(err, platform.ErrBadRef) {
+			t.Errorf("parseRef(%q): %v, want ErrBadRef", bad, err)
+		}
+	}
+	for _, gone := range []string{"1.6:~3", "1.7:~1"} {
+		if _, _, err := c.parseRef(gone); !errors.Is(err, platform.ErrElementStale) {
+			t.Errorf("parseRef(%q): %v, want ErrElementStale", gone, err)
+		}
+	}
+	c.aliases.forget(map[string]bool{":1.9": true})
+	if _, _, err := c.parseRef("1.6:~1"); !errors.Is(err, platform.ErrElementStale) {
+		t.Errorf("an alias outlived its application: %v", err)
+	}
+	if got := c.refOf(b); got != "1.6:~1" {
+		t.Errorf("after the application left, counting starts again: %q", got)
+	}
+}

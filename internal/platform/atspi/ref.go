@@ -2,7 +2,9 @@ package atspi
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/godbus/dbus/v5"
 
@@ -85,4 +87,92 @@ func validBusName(name string) bool {
 		}
 	}
 	return true
+}
+
+// refAliases shortens the refs of objects whose paths FormatRef cannot abbreviate. GTK 4 puts
+// each object at <application path>/a11y/<random UUID> (gnome-calculator:
+// /org/gnome/Calculator/a11y/927af90a_16db_456f_baeb_2195900794aa), about 30 tokens a ref and a
+// quarter of a GTK 4 outline's tokens. Such an object's ref is "bus:~N" instead, N counting the
+// application's aliased objects in the order this client first saw them. An alias lasts as
+// long as the client (a ref from another mcec process fails as unknown) and the application: it
+// never moves to another object, so refs can still be compared as strings. Each application has
+// at most maxAliases; objects past that keep their whole path.
+type refAliases struct {
+	mu     sync.Mutex
+	byPath map[objRef]string                     // object → its ref
+	byName map[string]map[string]dbus.ObjectPath // bus → "~N" → path
+}
+
+const maxAliases = 1 << 18
+
+// refOf is the ref of r: FormatRef's, or an alias for a path FormatRef keeps whole.
+func (c *Client) refOf(r objRef) string {
+	full := FormatRef(r.Bus, r.Path)
+	if !strings.HasPrefix(full[strings.LastIndexByte(full, ':')+1:], "/") {
+		return full
+	}
+	a := &c.aliases
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ref, ok := a.byPath[r]; ok {
+		return ref
+	}
+	names := a.byName[r.Bus]
+	if len(names) >= maxAliases {
+		return full
+	}
+	if a.byPath == nil {
+		a.byPath, a.byName = make(map[objRef]string), make(map[string]map[string]dbus.ObjectPath)
+	}
+	if names == nil {
+		names = make(map[string]dbus.ObjectPath)
+		a.byName[r.Bus] = names
+	}
+	alias := "~" + strconv.Itoa(len(names)+1)
+	names[alias] = r.Path
+	ref := full[:strings.LastIndexByte(full, ':')+1] + alias
+	a.byPath[r] = ref
+	return ref
+}
+
+// parseRef decodes a ref made by refOf (or FormatRef). A well-formed alias this client does not
+// know (any more) is stale; anything else malformed fails with platform.ErrBadRef.
+func (c *Client) parseRef(ref string) (string, dbus.ObjectPath, error) {
+	i := strings.LastIndexByte(ref, ':')
+	if i <= 0 || !strings.HasPrefix(ref[i+1:], "~") {
+		return ParseRef(ref)
+	}
+	b := ref[:i]
+	bus := b
+	if isDigit(b[0]) {
+		bus = ":" + b
+	}
+	c.aliases.mu.Lock()
+	path, ok := c.aliases.byName[bus][ref[i+1:]]
+	c.aliases.mu.Unlock()
+	if !ok {
+		if n, err := strconv.Atoi(ref[i+2:]); err == nil && n > 0 && ref[i+2] != '0' && validBusName(bus) {
+			// Well formed: given out for an application that has left, or by another mcec.
+			return "", "", fmt.Errorf("%w: %s: its application left the bus, or an earlier mcec gave it out (refs with ~ last as long as both)",
+				platform.ErrElementStale, ref)
+		}
+		return "", "", fmt.Errorf("%w: %q", platform.ErrBadRef, ref)
+	}
+	return bus, path, nil
+}
+
+// forgetAliases drops the aliases of applications that left the bus.
+func (a *refAliases) forget(live map[string]bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for bus := range a.byName {
+		if !live[bus] {
+			delete(a.byName, bus)
+		}
+	}
+	for r := range a.byPath {
+		if !live[r.Bus] {
+			delete(a.byPath, r)
+		}
+	}
 }

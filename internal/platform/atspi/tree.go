@@ -726,7 +726,7 @@ func (w *walker) screenRect(r *platform.Rect) *platform.Rect {
 func (w *walker) convert(n *node) (*platform.Node, int) {
 	role := n.role()
 	out := &platform.Node{
-		Ref:          FormatRef(n.ref.Bus, n.ref.Path),
+		Ref:          w.c.refOf(n.ref),
 		Role:         role,
 		ControlType:  ControlType(role),
 		Name:         w.bridge.displayName(n.info.name),
