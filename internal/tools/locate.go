@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/platform"
@@ -43,6 +45,8 @@ type located struct {
 	truncatedBy []string
 	// miss, when set, is what an OCR search (screenText, an ocr: ref) saw instead.
 	miss string
+	// near lists elements whose names hold the exact name asked for, when nothing matched.
+	near []string
 }
 
 // desktopReader is the part of the desktop that finding, waiting and observing read: windows,
@@ -85,7 +89,7 @@ func locate(ctx context.Context, d desktopReader, target WindowTarget, sel *Elem
 	}
 	n, err := sel.pick(sel.search(tree.Root))
 	if err != nil || n == nil {
-		return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy}, err
+		return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy, near: sel.near(tree.Root)}, err
 	}
 	picked := shallow(n)
 	if limits.Lean {
@@ -160,7 +164,61 @@ func (l located) describeMiss(sel *ElementSelector) string {
 	if len(l.truncatedBy) > 0 {
 		s += " (" + l.searchCut() + ")"
 	}
+	if len(l.near) > 0 {
+		s += "; names that hold it: " + strings.Join(l.near, ", ")
+	}
 	return s
+}
+
+// maxNear bounds the near misses a detail lists.
+const maxNear = 5
+
+// near lists, for a selector by exact name that matched nothing, the elements whose names hold
+// that name case-insensitively as whole words, with their roles and refs: GTK 4.8 names a
+// calculator's button "4 4" (its label twice), and the agent that asked for "4" learns the name
+// to use instead of walking the tree; an element of that very name but another role shows too.
+// Elements of the asked role come first.
+func (s *ElementSelector) near(root *platform.Node) []string {
+	want := s.Name
+	if s.By == "name" {
+		want = s.Value
+	}
+	words := nameWords(want)
+	if len(words) == 0 || root == nil {
+		return nil
+	}
+	var same, other []string
+	queue := []*platform.Node{root}
+	for len(queue) > 0 && len(same) < maxNear {
+		n := queue[0]
+		queue = queue[1:]
+		queue = append(queue, n.Children...)
+		if !holdsWords(nameWords(n.Name), words) {
+			continue
+		}
+		line := fmt.Sprintf("%q (%s, ref %s)", n.Name, n.Role, n.Ref)
+		if s.Role == "" || strings.EqualFold(n.Role, s.Role) || strings.EqualFold(n.ControlType, s.Role) {
+			same = append(same, line)
+		} else if len(other) < maxNear {
+			other = append(other, line)
+		}
+	}
+	return append(same, other...)[:min(maxNear, len(same)+len(other))]
+}
+
+// nameWords splits a name into lower-case words of letters and digits.
+func nameWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// holdsWords reports whether words appear in have, in order and next to each other.
+func holdsWords(have, words []string) bool {
+	for i := 0; i+len(words) <= len(have); i++ {
+		if slices.Equal(have[i:i+len(words)], words) {
+			return true
+		}
+	}
+	return false
 }
 
 // searchCut says which of the search's limits cut it.
