@@ -44,7 +44,7 @@ const (
 // outline renders the tree under root.
 func outline(root *platform.Node) string {
 	var b strings.Builder
-	writeOutline(&b, root, 0, true, true)
+	writeOutline(&b, root, 0, true, true, false)
 	return b.String()
 }
 
@@ -59,18 +59,19 @@ func outlineListed(root *platform.Node) string {
 	if descend {
 		for _, k := range root.Children {
 			if !(root.States["showing"] && hiddenLeaf(k)) {
-				writeOutline(&b, k, 1, root.States["showing"], false)
+				writeOutline(&b, k, 1, root.States["showing"], false, true)
 			}
 		}
 	}
 	return b.String()
 }
 
-// writeOutline writes n's subtree; parentShowing keeps "hidden" to the top of a hidden subtree.
-func writeOutline(b *strings.Builder, n *platform.Node, depth int, parentShowing, root bool) {
+// writeOutline writes n's subtree; parentShowing keeps "hidden" to the top of a hidden subtree;
+// namedHidden: the line n's children would stand under named its hidden leaves.
+func writeOutline(b *strings.Builder, n *platform.Node, depth int, parentShowing, root, namedHidden bool) {
 	if !root && omitted(n) {
-		// Its children stand in its place.
-		writeChildren(b, n, depth, parentShowing, false)
+		// Its children stand in its place, and its hidden leaves were named on that line.
+		writeChildren(b, n, depth, parentShowing, namedHidden)
 		return
 	}
 	f, descend := shownFields(n, parentShowing)
@@ -92,15 +93,24 @@ func shownFields(n *platform.Node, parentShowing bool) (lineFields, bool) {
 		return f, false
 	}
 	if n.States["showing"] {
-		var names []string
-		for _, k := range n.Children {
-			if hiddenLeaf(k) {
-				names = append(names, k.Name)
-			}
-		}
+		names := hiddenLeafNames(n, nil)
 		f.hidden = nameList(" hidden:", names, len(names))
 	}
 	return f, true
+}
+
+// hiddenLeafNames appends the names of n's hidden leaves, also of those that left-out wrappers
+// lift to n's level (KCalc's 40 hidden buttons sit in an unnamed panel: a line each before).
+func hiddenLeafNames(n *platform.Node, names []string) []string {
+	for _, k := range n.Children {
+		switch {
+		case omitted(k):
+			names = hiddenLeafNames(k, names)
+		case hiddenLeaf(k):
+			names = append(names, k.Name)
+		}
+	}
+	return names
 }
 
 // hiddenLeaf reports a hidden node without children that its parent's line names (when the
@@ -134,12 +144,12 @@ func writeChildren(b *strings.Builder, n *platform.Node, depth int, showing, nam
 			// Siblings of other roles after the run still show.
 			for _, r := range n.Children[i:] {
 				if r.Role != runRole && !(namedHidden && showing && hiddenLeaf(r)) {
-					writeOutline(b, r, depth, showing, false)
+					writeOutline(b, r, depth, showing, false, namedHidden)
 				}
 			}
 			return
 		}
-		writeOutline(b, k, depth, showing, false)
+		writeOutline(b, k, depth, showing, false, namedHidden)
 	}
 }
 

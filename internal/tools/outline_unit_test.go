@@ -40,8 +40,13 @@ func TestOutlineRules(t *testing.T) {
 				{Ref: "1.2:11", Role: "menu item", Name: "Open", States: hidden()},
 				{Ref: "1.2:12", Role: "menu item", Name: "Save", States: hidden()},
 			}},
+			// Hidden buttons in an unnamed panel (KCalc's): named on the line they stand under.
+			{Ref: "1.2:15", Role: "panel", States: on(), Children: []*platform.Node{
+				{Ref: "1.2:16", Role: "push button", Name: "sin", States: hidden()},
+				{Ref: "1.2:17", Role: "push button", Name: "7", States: on()},
+			}},
 		}}
-	want := `1.2:1 frame "App" (0,0 100x50)
+	want := `1.2:1 frame "App" (0,0 100x50) hidden: "sin"
   1.2:3 push button "OK" (1,2 3x4) {focused}
   1.2:5 spin button = "42"
   1.2:13 push button desc "Primary menu"
@@ -49,12 +54,13 @@ func TestOutlineRules(t *testing.T) {
   1.2:6 combo box "Pick"
     1.2:7 menu {hidden}: "Red" "Blue"
   1.2:10 menu "File" hidden: "Open" "Save"
+  1.2:17 push button "7"
 `
 	if got := outline(tree); got != want {
 		t.Errorf("outline:\n%s\nwant:\n%s", got, want)
 	}
 	lines := treeLines(tree)
-	for _, ref := range []string{"1.2:2", "1.2:4", "1.2:8", "1.2:11"} {
+	for _, ref := range []string{"1.2:2", "1.2:4", "1.2:8", "1.2:11", "1.2:15", "1.2:16"} {
 		if _, ok := lines[ref]; ok {
 			t.Errorf("%s has a diff line of its own but no outline line", ref)
 		}

@@ -33,7 +33,7 @@ func treeLines(root *platform.Node) map[string]lineFields {
 	visit = func(n *platform.Node, parentShowing, top, namedHidden bool) {
 		if !top && omitted(n) {
 			for _, k := range n.Children {
-				visit(k, parentShowing, false, false)
+				visit(k, parentShowing, false, namedHidden)
 			}
 			return
 		}
