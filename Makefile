@@ -14,11 +14,12 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # libreoffice-calc and libreoffice-gtk3 (Writer and Calc, on the VCL plugin that has an AT-SPI
 # bridge); default-jre with libatk-wrapper-java and its -jni (a Swing form and the ATK wrapper that
 # publishes its tree); tk8.6 (wish, a Tk form without a tree).
-# The task suite (internal/tasks, docs/tasks.md) adds galculator (a real GTK 3 calculator).
+# The task suite (internal/tasks, docs/tasks.md) adds galculator (a real GTK 3 calculator); the
+# tools' tests add zenity (a real GTK 3 save file chooser).
 DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3-examples tesseract-ocr
 REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 featherpad chromium firefox-esr \
 	libreoffice-writer libreoffice-calc libreoffice-gtk3 default-jre libatk-wrapper-java libatk-wrapper-java-jni tk8.6
-TASKS_PACKAGES   := galculator
+TASKS_PACKAGES   := galculator zenity
 TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES) $(TASKS_PACKAGES)
 # What make bench compares mcec with: pyatspi, ImageMagick (import, convert), xdotool, xwd.
 BENCH_PACKAGES   := $(TEST_PACKAGES) python3-pyatspi imagemagick xdotool x11-apps

@@ -21,11 +21,14 @@ import (
 
 // settleArg is the acting tools' settle argument.
 type settleArg struct {
-	Settle *int `json:"settle,omitempty" jsonschema:"Milliseconds to wait at most for the UI to settle and show the action's effect (default 500; 0: only what is seen at once)."`
+	Settle *int `json:"settle,omitempty" jsonschema:"Milliseconds to wait at most for the UI to settle and show the action's effect (default 1000; 0: only what is seen at once)."`
 }
 
 const (
-	defaultSettle = 500 * time.Millisecond
+	// defaultSettle bounds the wait for an effect that does not show: one that shows ends it at
+	// once. A GTK file chooser (zenity --file-selection --save) closes about 620 ms after Enter,
+	// once it has looked at the file, and 500 ms reported that as no-observed-effect.
+	defaultSettle = time.Second
 	maxSettle     = 10 * time.Second
 	// quietGap is how long events must pause before the UI counts as settled: toolkits answer
 	// an action within a few milliseconds and emit its events in one burst.
@@ -154,9 +157,14 @@ type WindowGeometry struct {
 
 // conclusive reports an effect that may end the settle wait: any change but a target that is
 // only pressed or released, which toolkits show while an activation is still under way (Qt
-// animates a press for 100 ms before the click handler runs).
+// animates a press for 100 ms before the click handler runs), and but a focus that went to
+// nothing, which a closing window shows before it goes (a GTK file chooser after Enter).
 func (e *Effect) conclusive() bool {
 	if !e.observed() {
+		return false
+	}
+	if e.Focus != nil && e.Focus.To == nil && e.Target == nil && len(e.Changed) == 0 && e.Added == 0 && e.Removed == 0 &&
+		len(e.WindowsOpened) == 0 && len(e.WindowsClosed) == 0 && e.Foreground == nil && e.Window == nil {
 		return false
 	}
 	onlyPress := e.Target != nil && e.Target.Was == nil && (e.Target.States == "+pressed" || e.Target.States == "-pressed")

@@ -53,3 +53,25 @@ func TestChangedValuesClipLongText(t *testing.T) {
 		t.Errorf("short values changed: %q %q", *w, *n)
 	}
 }
+
+// TestConclusive: a press alone and a focus lost to nothing alone keep the settle wait going;
+// anything else ends it.
+func TestConclusive(t *testing.T) {
+	field := &NodeBrief{Ref: "1.2:3", Role: "text"}
+	for _, c := range []struct {
+		name string
+		eff  Effect
+		want bool
+	}{
+		{"nothing", Effect{}, false},
+		{"only pressed", Effect{Target: &NodeChange{States: "+pressed"}}, false},
+		{"focus to nothing (a window closing)", Effect{Focus: &FocusMove{From: field}}, false},
+		{"focus to nothing, the window closed", Effect{Focus: &FocusMove{From: field}, WindowsClosed: []WindowBrief{{Handle: 7}}}, true},
+		{"focus moved", Effect{Focus: &FocusMove{From: field, To: &NodeBrief{Ref: "1.2:4"}}}, true},
+		{"a value changed", Effect{Changed: []NodeChange{{}}}, true},
+	} {
+		if got := c.eff.conclusive(); got != c.want {
+			t.Errorf("%s: conclusive %v, want %v", c.name, got, c.want)
+		}
+	}
+}

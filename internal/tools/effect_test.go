@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,6 +24,9 @@ type effectJSON struct {
 		Handle uint32 `json:"handle"`
 		Title  string `json:"title"`
 	} `json:"windowsOpened"`
+	WindowsClosed []struct {
+		Handle uint32 `json:"handle"`
+	} `json:"windowsClosed"`
 	Window *struct {
 		From, To struct{ X, Y, Width, Height int }
 	} `json:"window"`
@@ -156,4 +160,25 @@ func TestEffects(t *testing.T) {
 		}
 	})
 	assertNothingHeld(t, h)
+}
+
+// TestEnterClosesFileChooser: Enter in zenity's GTK save file chooser closes it once the chooser
+// has looked at the file (≈ 620 ms here), which the default settle must see rather than warn
+// no-observed-effect.
+func TestEnterClosesFileChooser(t *testing.T) {
+	h := newHarness(t)
+	p := testdesk.Start(t, "zenity", "--file-selection", "--save", "--filename="+filepath.Join(t.TempDir(), "note.txt"))
+	handle := testdesk.WaitWindow(t, p.PID, 20*time.Second)
+	testdesk.WaitAccessible(t, p.PID, 20*time.Second)
+	h.ok("window", map[string]any{"handle": handle, "action": "foreground"}, nil)
+	var r withEffect
+	env := h.ok("send_command", map[string]any{"command": "enter"}, &r)
+	if warned(env, contract.WarnNoObservedEffect) || r.Effect == nil ||
+		!slices.ContainsFunc(r.Effect.WindowsClosed, func(w struct {
+			Handle uint32 `json:"handle"`
+		}) bool {
+			return w.Handle == handle
+		}) {
+		t.Fatalf("Enter in the file chooser: effect %+v, warnings %v; want the chooser closed", r.Effect, env.Warnings())
+	}
 }
