@@ -83,6 +83,10 @@ type Effect struct {
 	AppEvents int `json:"appEvents,omitempty"`
 	// Clipboard is what the clipboard reads back after clipboard set.
 	Clipboard *ClipboardReadBack `json:"clipboard,omitempty"`
+
+	// focusAway: the focus went to an element outside the target window while no window opened
+	// yet; a window is on its way (GTK 4 focuses the About dialog before X lists it).
+	focusAway bool
 }
 
 // ClipboardReadBack is the clipboard read back after it was set.
@@ -157,14 +161,19 @@ type WindowGeometry struct {
 
 // conclusive reports an effect that may end the settle wait: any change but a target that is
 // only pressed or released, which toolkits show while an activation is still under way (Qt
-// animates a press for 100 ms before the click handler runs), and but a focus that went to
-// nothing, which a closing window shows before it goes (a GTK file chooser after Enter).
+// animates a press for 100 ms before the click handler runs); but a focus that went to nothing,
+// which a closing window shows before it goes (a GTK file chooser after Enter); and but a focus
+// that went outside the window before a window opened or came to the front (GTK 4 focuses its
+// About dialog before X lists the window).
 func (e *Effect) conclusive() bool {
 	if !e.observed() {
 		return false
 	}
 	if e.Focus != nil && e.Focus.To == nil && e.Target == nil && len(e.Changed) == 0 && e.Added == 0 && e.Removed == 0 &&
 		len(e.WindowsOpened) == 0 && len(e.WindowsClosed) == 0 && e.Foreground == nil && e.Window == nil {
+		return false
+	}
+	if e.focusAway && len(e.WindowsOpened) == 0 && e.Foreground == nil {
 		return false
 	}
 	onlyPress := e.Target != nil && e.Target.Was == nil && (e.Target.States == "+pressed" || e.Target.States == "-pressed")
@@ -376,6 +385,11 @@ func (o *observer) diff(ctx context.Context, appBlocked bool) Effect {
 	o.readApp(ctx, &focus, &node, &tree, w)
 	if focusRef(o.focus) != focusRef(focus) && (o.focus != nil || focus != nil) {
 		eff.Focus = &FocusMove{From: briefOf(o.focus), To: briefOf(focus)}
+		// Only whole walks tell that the element is not in the window (Calc's are cut).
+		whole := o.tree != nil && tree != nil && len(o.tree) < effectNodes && len(tree) < effectNodes
+		if to := focusRef(focus); to != "" && whole && o.tree[to] == nil && tree[to] == nil {
+			eff.focusAway = true
+		}
 	}
 	if o.node != nil && node != nil {
 		if c, changed := nodeChange(o.node, node, true); changed {

@@ -54,8 +54,8 @@ func TestChangedValuesClipLongText(t *testing.T) {
 	}
 }
 
-// TestConclusive: a press alone and a focus lost to nothing alone keep the settle wait going;
-// anything else ends it.
+// TestConclusive: a press alone, a focus lost to nothing alone, and a focus gone out of the window
+// before any window opened keep the settle wait going; anything else ends it.
 func TestConclusive(t *testing.T) {
 	field := &NodeBrief{Ref: "1.2:3", Role: "text"}
 	for _, c := range []struct {
@@ -68,6 +68,9 @@ func TestConclusive(t *testing.T) {
 		{"focus to nothing (a window closing)", Effect{Focus: &FocusMove{From: field}}, false},
 		{"focus to nothing, the window closed", Effect{Focus: &FocusMove{From: field}, WindowsClosed: []WindowBrief{{Handle: 7}}}, true},
 		{"focus moved", Effect{Focus: &FocusMove{From: field, To: &NodeBrief{Ref: "1.2:4"}}}, true},
+		{"focus moved out of the window, no window yet", Effect{Focus: &FocusMove{From: field, To: &NodeBrief{Ref: "1.2:9"}}, focusAway: true}, false},
+		{"focus moved out of the window, which opened", Effect{Focus: &FocusMove{From: field, To: &NodeBrief{Ref: "1.2:9"}}, focusAway: true,
+			WindowsOpened: []WindowBrief{{Handle: 8}}}, true},
 		{"a value changed", Effect{Changed: []NodeChange{{}}}, true},
 	} {
 		if got := c.eff.conclusive(); got != c.want {
