@@ -2,7 +2,6 @@ package atspi
 
 import (
 	"context"
-
 	"fmt"
 	"maps"
 	"sync"
@@ -18,10 +17,11 @@ import (
 //
 // Invalidation is deliberately coarse: any signal from an application (events of children,
 // states, names, values, text, bounds, a window created or destroyed; its cache announcing
-// objects added or removed; anything else it emits) invalidates every tree mirrored of it. Toolkits report a change on the object they think
-// changed, which is not always the one whose facts a walk reads differently (a scrolled GTK 3
-// viewport moves its children without a bounds-changed on any of them, but its scroll bar
-// sends value-changed), so an event anywhere in the application counts for all of it.
+// objects added or removed; anything else it emits) invalidates every tree mirrored of it.
+// Toolkits report a change on the object they think changed, which is not always the one whose
+// facts a walk reads differently (a scrolled GTK 3 viewport moves its children without a
+// bounds-changed on any of them, but its scroll bar sends value-changed), so an event anywhere
+// in the application counts for all of it.
 //
 // Nothing stale is served: before answering from the mirror, Tree makes one call to the
 // application on the connection its events arrive on (a barrier). D-Bus delivers an
