@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -293,11 +294,7 @@ func (c *Client) forget(live map[string]bool) {
 			delete(c.bridges, name)
 		}
 	}
-	for name := range c.cached {
-		if !live[name] {
-			delete(c.cached, name)
-		}
-	}
+	maps.DeleteFunc(c.cached, func(name string, _ int) bool { return !live[name] })
 	for r := range c.frames {
 		if !live[r.Bus] {
 			delete(c.frames, r)

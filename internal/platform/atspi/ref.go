@@ -2,6 +2,7 @@ package atspi
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,18 +162,10 @@ func (c *Client) parseRef(ref string) (string, dbus.ObjectPath, error) {
 	return bus, path, nil
 }
 
-// forgetAliases drops the aliases of applications that left the bus.
+// forget drops the aliases of applications that left the bus.
 func (a *refAliases) forget(live map[string]bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for bus := range a.byName {
-		if !live[bus] {
-			delete(a.byName, bus)
-		}
-	}
-	for r := range a.byPath {
-		if !live[r.Bus] {
-			delete(a.byPath, r)
-		}
-	}
+	maps.DeleteFunc(a.byName, func(bus string, _ map[string]dbus.ObjectPath) bool { return !live[bus] })
+	maps.DeleteFunc(a.byPath, func(r objRef, _ string) bool { return !live[r.Bus] })
 }
