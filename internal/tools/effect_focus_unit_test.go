@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/rawcmd"
 )
 
 // A button that writes into the focused field (GNOME Calculator's digits): the lean walk reads no
@@ -75,6 +76,21 @@ func TestConclusive(t *testing.T) {
 	} {
 		if got := c.eff.conclusive(); got != c.want {
 			t.Errorf("%s: conclusive %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestObservedCommands: typing, keys and mouse input are observed; a held button, a held modifier,
+// a pause and meta commands are not (waiting after a press would make it a long press).
+func TestObservedCommands(t *testing.T) {
+	table := rawcmd.Builtins(nil)
+	for line, want := range map[string]bool{
+		"chars:hi": true, "key:Return": true, "enter": true, "mouse:lbc": true, "mouse:mm,5,0": true,
+		"mouse:lbu": true, "mouse:drag,1,2,3,4": true,
+		"mouse:lbd": false, "mouse:down": false, "shiftdown:ctrl": false, "pause:100": false, "mcec:ver": false,
+	} {
+		if got := synthesizesInput(table, line); got != want {
+			t.Errorf("%s: observed %v, want %v", line, got, want)
 		}
 	}
 }

@@ -102,15 +102,19 @@ func sendCommandTool(env *Env) *catalog.Tool {
 
 // synthesizesInput reports a command line that types, presses keys or moves the mouse: its
 // effect is observed. Held modifiers (shiftdown:/shiftup:), pauses, meta commands, programs and
-// tool calls change nothing on their own.
+// tool calls change nothing on their own. Nor does a mouse button pressed and held (mouse:down),
+// and waiting for its effect would make it a long press: GTK 3's scale then drags in fine steps
+// (the separate down, move, up of a drag did not move a slider once the wait grew to 1 s).
 func synthesizesInput(t *rawcmd.Table, line string) bool {
 	cmd, err := rawcmd.Parse(line)
 	if err != nil {
 		return false
 	}
 	switch cmd.Kind {
-	case rawcmd.KindChars, rawcmd.KindKey, rawcmd.KindMouse:
+	case rawcmd.KindChars, rawcmd.KindKey:
 		return true
+	case rawcmd.KindMouse:
+		return cmd.Mouse.Op != rawcmd.MouseDown
 	case rawcmd.KindName:
 		e, ok := t.Lookup(cmd.Name)
 		return ok && (e.Kind == rawcmd.EntryChord || e.Kind == rawcmd.EntryKeysym || e.Kind == rawcmd.EntryMacro)
