@@ -32,9 +32,15 @@ type objRef struct {
 func (r objRef) null() bool { return r.Bus == "" || r.Path == nullPath || r.Path == "" }
 
 // registered lists the applications on the registry's desktop. Only the registry answers, so
-// a hung app cannot block it.
+// a hung app cannot block it. The registry is asked twice before it counts as down: on a loaded
+// CI machine it once missed one 2 s deadline while LibreOffice started (reach, Writer), and
+// every tool would have failed internal/atspi-unavailable for that call.
 func (c *Client) registered(ctx context.Context) ([]objRef, error) {
 	call, f, err := c.call(ctx, registryName, registryRoot, ifAccessible+".GetChildren")
+	if err != nil && f == failHung && ctx.Err() == nil {
+		c.log.Debug("atspi: the registry did not answer in time; asking again", "err", err)
+		call, f, err = c.call(ctx, registryName, registryRoot, ifAccessible+".GetChildren")
+	}
 	if err != nil {
 		if (f == failHung || f == failGone) && ctx.Err() == nil {
 			// The registry daemon, not an application: the accessibility layer itself is down.

@@ -1,6 +1,10 @@
 package atspi
 
-import "github.com/godbus/dbus/v5"
+import (
+	"context"
+
+	"github.com/godbus/dbus/v5"
+)
 
 // WalkWithoutCache makes c ignore Cache.GetItems, so tests and benchmarks exercise the
 // fallback walk by calls on a GTK application. Call it before c is used.
@@ -64,3 +68,6 @@ func Calls(c *Client) int64 { return c.calls.Load() }
 
 // SetMaxInFlight sets the calls one operation keeps outstanding; call it before any walk runs.
 func SetMaxInFlight(n int) { maxInFlight = n }
+
+// RegistryPID is the process id of the AT-SPI registry daemon c talks to.
+func RegistryPID(ctx context.Context, c *Client) (int, error) { return c.pid(ctx, registryName) }

@@ -528,3 +528,28 @@ func TestPasswordMaskedLive(t *testing.T) {
 		t.Errorf("SecretsMasked = %d, want 1", got)
 	}
 }
+
+// TestRegistryStall stops the registry daemon for longer than one call deadline: listing the
+// applications asks again and succeeds once it answers, instead of reporting the accessibility
+// layer down (a loaded CI machine saw one such stall).
+func TestRegistryStall(t *testing.T) {
+	const callTimeout = time.Second
+	c := connect(t, callTimeout)
+	ctx := context.Background()
+	pid, err := atspi.RegistryPID(ctx, c)
+	if err != nil || pid <= 1 {
+		t.Fatalf("registry pid %d: %v", pid, err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resume := sync.OnceFunc(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	t.Cleanup(resume)
+	time.AfterFunc(callTimeout+callTimeout/2, resume)
+	start := time.Now()
+	apps, err := c.Apps(ctx)
+	if err != nil {
+		t.Fatalf("Apps during a %v registry stall: %v", callTimeout+callTimeout/2, err)
+	}
+	t.Logf("%d applications listed after %v", len(apps), time.Since(start).Round(time.Millisecond))
+}
