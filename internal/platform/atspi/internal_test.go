@@ -326,7 +326,7 @@ func TestRefAliases(t *testing.T) {
 			t.Errorf("parseRef(%q) = %s %s %v, want %v", ref, bus, path, err, want)
 		}
 	}
-	for _, bad := range []string{"1.6:~", "1.6:~x", "1.6:~01", "1.6:~-1", "1.6:~1/2"} {
+	for _, bad := range []string{"1.6:~", "1.6:~x", "1.6:~01", "1.6:~-1", "1.6:~+1", "1.6:~1/2", ":~1"} {
 		if _, _, err := c.parseRef(bad); !errors.Is(err, platform.ErrBadRef) {
 			t.Errorf("parseRef(%q): %v, want ErrBadRef", bad, err)
 		}
@@ -343,4 +343,26 @@ func TestRefAliases(t *testing.T) {
 	if got := c.refOf(b); got != "1.6:~1" {
 		t.Errorf("after the application left, counting starts again: %q", got)
 	}
+}
+
+// FuzzParseAliasRef: whatever parseRef accepts turns back into the same ref; everything else is a
+// bad or a stale ref, never a panic.
+func FuzzParseAliasRef(f *testing.F) {
+	for _, s := range []string{"1.6:~1", "1.6:~2", "1.6:~99", "1.6:42", "1.6:/org/x/a11y/ab", ":~", "~", "1.6:~", "x:~1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ref string) {
+		c := &Client{}
+		c.refOf(objRef{":1.6", "/org/x/a11y/ab"})
+		bus, path, err := c.parseRef(ref)
+		if err != nil {
+			if !errors.Is(err, platform.ErrBadRef) && !errors.Is(err, platform.ErrElementStale) {
+				t.Fatalf("parseRef(%q): %v is neither a bad nor a stale ref", ref, err)
+			}
+			return
+		}
+		if got := c.refOf(objRef{bus, path}); got != ref && FormatRef(bus, path) != ref {
+			t.Fatalf("parseRef(%q) = %s %s, which formats as %q", ref, bus, path, got)
+		}
+	})
 }

@@ -152,7 +152,7 @@ func (c *Client) parseRef(ref string) (string, dbus.ObjectPath, error) {
 	path, ok := c.aliases.byName[bus][ref[i+1:]]
 	c.aliases.mu.Unlock()
 	if !ok {
-		if n, err := strconv.Atoi(ref[i+2:]); err == nil && n > 0 && ref[i+2] != '0' && validBusName(bus) {
+		if n := ref[i+2:]; n != "" && n[0] != '0' && strings.Trim(n, "0123456789") == "" && validBusName(bus) {
 			// Well formed: given out for an application that has left, or by another mcec.
 			return "", "", fmt.Errorf("%w: %s: its application left the bus, or an earlier mcec gave it out (refs with ~ last as long as both)",
 				platform.ErrElementStale, ref)
