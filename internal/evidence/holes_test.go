@@ -20,7 +20,7 @@ func genericRedact(b []byte) (json.RawMessage, scrubbed) {
 	if !mayNeedRedaction(compact.Bytes()) {
 		return compact.Bytes(), sc
 	}
-	v, err := decodeGeneric(compact.Bytes())
+	v, err := DecodeExact(compact.Bytes())
 	if err != nil {
 		return nil, sc
 	}

@@ -357,7 +357,7 @@ func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, fresh bool) {
 	}
 
 	if !ok {
-		errJSON, _ := decodeGeneric(envRed)
+		errJSON, _ := DecodeExact(envRed)
 		var errObj json.RawMessage
 		if m, isMap := errJSON.(map[string]any); isMap {
 			errObj, _ = json.Marshal(m["error"])

@@ -25,8 +25,9 @@ type scrubbed struct {
 	holes     map[string]hole // long base64 strings cut out before decoding (holes.go)
 }
 
-// decodeGeneric decodes JSON keeping numbers exact (window handles, pids).
-func decodeGeneric(b []byte) (any, error) {
+// DecodeExact decodes JSON keeping numbers exact (window handles, pids); replay reads traces
+// with it too.
+func DecodeExact(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
@@ -62,7 +63,7 @@ func redactCompact(compact []byte, sc *scrubbed) json.RawMessage {
 	}
 	cut, holes := cutHoles(compact)
 	sc.holes = holes
-	v, err := decodeGeneric(cut)
+	v, err := DecodeExact(cut)
 	if err != nil {
 		q, _ := json.Marshal("unparsable: " + truncateString(string(compact), 200))
 		return q
@@ -184,7 +185,7 @@ func decodedLen(s string) int {
 // withholdText replaces the "text" argument (at any depth) of a call that touched a password
 // field: what an agent types into one must never reach the evidence.
 func withholdText(args json.RawMessage) json.RawMessage {
-	v, err := decodeGeneric(args)
+	v, err := DecodeExact(args)
 	if err != nil {
 		return args
 	}
@@ -256,14 +257,14 @@ func withholdFields(obj map[string]any, fields []string, marker string) bool {
 // applyWithhold withholds the noted fields in the arguments and in the envelope's result (or
 // error's partial result). Both are compact JSON; what does not decode is returned unchanged.
 func applyWithhold(args, env json.RawMessage, n catalog.Withhold, marker string) (json.RawMessage, json.RawMessage) {
-	if v, err := decodeGeneric(args); err == nil {
+	if v, err := DecodeExact(args); err == nil {
 		if m, ok := v.(map[string]any); ok && withholdFields(m, n.Fields, marker) {
 			if b, err := json.Marshal(m); err == nil {
 				args = b
 			}
 		}
 	}
-	if v, err := decodeGeneric(env); err == nil {
+	if v, err := DecodeExact(env); err == nil {
 		m, _ := v.(map[string]any)
 		obj, _ := m["result"].(map[string]any)
 		if e, ok := m["error"].(map[string]any); ok {

@@ -102,7 +102,7 @@ func renderSummary(lg *sessionLog, st session.Status, version string) []byte {
 
 // lastObservationOf extracts error.lastObservation from a contract error object.
 func lastObservationOf(errJSON json.RawMessage) map[string]any {
-	v, err := decodeGeneric(errJSON)
+	v, err := DecodeExact(errJSON)
 	if err != nil {
 		return nil
 	}

@@ -5,7 +5,6 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -292,7 +291,7 @@ func walkObjects(v any, f func(map[string]any)) {
 
 // scanRecorded indexes the windows, pids and elements a recorded envelope describes.
 func (rm *remapper) scanRecorded(env json.RawMessage) {
-	v, err := decodeGeneric(env)
+	v, err := evidence.DecodeExact(env)
 	if err != nil {
 		return
 	}
@@ -313,12 +312,12 @@ func (rm *remapper) scanRecorded(env json.RawMessage) {
 
 // learn aligns a recorded envelope with the replayed one and indexes what the replay saw.
 func (rm *remapper) learn(recorded, replayed json.RawMessage) {
-	live, err := decodeGeneric(replayed)
+	live, err := evidence.DecodeExact(replayed)
 	if err != nil {
 		return
 	}
 	rm.indexLive(live)
-	rec, err := decodeGeneric(recorded)
+	rec, err := evidence.DecodeExact(recorded)
 	if err != nil {
 		return
 	}
@@ -432,7 +431,7 @@ func sameWindow(a, b winDesc) bool {
 // remapArgs rewrites the recorded arguments for the replay: sessionId is replaced (or removed
 // when session is ""), handles, pids and refs are translated.
 func (rm *remapper) remapArgs(ctx context.Context, raw json.RawMessage, session string, withSession bool, c Caller, row *Row) (json.RawMessage, error) {
-	v, err := decodeGeneric(raw)
+	v, err := evidence.DecodeExact(raw)
 	if err != nil {
 		v = map[string]any{}
 	}
@@ -594,7 +593,7 @@ func (rm *remapper) relist(ctx context.Context, c Caller) error {
 	if err != nil {
 		return err
 	}
-	if live, err := decodeGeneric(env); err == nil {
+	if live, err := evidence.DecodeExact(env); err == nil {
 		rm.indexLive(live)
 	}
 	return nil
@@ -607,17 +606,6 @@ func (rm *remapper) lookupArgs() json.RawMessage {
 	}
 	b, _ := json.Marshal(map[string]string{"sessionId": rm.session})
 	return b
-}
-
-// decodeGeneric decodes JSON keeping numbers exact (window handles, pids).
-func decodeGeneric(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }
 
 func truncateString(s string, n int) string {
