@@ -102,22 +102,10 @@ func (s *suite) benchQtList() error {
 	if _, err := s.waitWindow(target); err != nil {
 		return err
 	}
-	args := map[string]any{"maxDepth": 64, "maxNodes": 20000, "maxChildren": 20000, "timeBudget": 30000}
-	for k, v := range target {
-		args[k] = v
-	}
-	var res queryResult
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var err error
-		res, err = s.query(args)
-		if err == nil && res.NodeCount > qtListItems {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the Qt list's tree never filled (%d nodes): %v", res.NodeCount, err)
-		}
-		time.Sleep(300 * time.Millisecond) // bounded poll for the application's tree
+	args := fullTree(target)
+	res, err := s.queryUntil(args, qtListItems, "the Qt list's tree")
+	if err != nil {
+		return err
 	}
 	got, err := measure(1, 5, timed(func() error {
 		_, err := s.query(args)

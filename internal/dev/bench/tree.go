@@ -32,6 +32,22 @@ func (s *suite) query(args map[string]any) (queryResult, error) {
 	return res, err
 }
 
+// queryUntil queries until the answer holds more than minNodes nodes (the application's tree
+// fills in after its window maps), polling every 300 ms for at most 20 s.
+func (s *suite) queryUntil(args map[string]any, minNodes int, what string) (queryResult, error) {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := s.query(args)
+		if err == nil && res.NodeCount > minNodes {
+			return res, nil
+		}
+		if time.Now().After(deadline) {
+			return res, fmt.Errorf("%s never filled (%d nodes): %v", what, res.NodeCount, err)
+		}
+		time.Sleep(300 * time.Millisecond) // bounded poll for the application's tree
+	}
+}
+
 // warmQuery runs one query over stdio MCP on the server with the tree mirror.
 func (s *suite) warmQuery(args map[string]any) (queryResult, error) {
 	var res queryResult
@@ -108,20 +124,10 @@ func fullTree(target map[string]any) map[string]any {
 
 func (s *suite) benchTree() error {
 	args := fullTree(map[string]any{"process": "gtk3-widget-factory"})
-	// The first query also waits out the application's start-up (its tree fills in after the
-	// window maps).
-	var res queryResult
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		var err error
-		res, err = s.query(args)
-		if err == nil && res.NodeCount > 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("query never answered a tree: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond) // bounded poll for the application's tree to appear
+	// The first query also waits out the application's start-up.
+	res, err := s.queryUntil(args, 1, "the widget factory's tree")
+	if err != nil {
+		return err
 	}
 	if res.Truncated {
 		return fmt.Errorf("query of gtk3-widget-factory was truncated at %d nodes", res.NodeCount)
@@ -136,7 +142,7 @@ func (s *suite) benchTree() error {
 	// gtk3-widget-factory keeps adding nodes for a moment after its window maps: compare until
 	// both sides agree (or give up and say so).
 	var pyCount int
-	deadline = time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if pyCount, err = w.walk(ctx, pid, frame); err != nil {
 			return err
@@ -225,17 +231,9 @@ func (s *suite) benchColdList() error {
 		return err
 	}
 	args := fullTree(target)
-	var res queryResult
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		res, err = s.query(args)
-		if err == nil && res.NodeCount > coldListRows {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the list's tree never filled (%d nodes): %v", res.NodeCount, err)
-		}
-		time.Sleep(300 * time.Millisecond) // bounded poll for the application's tree
+	res, err := s.queryUntil(args, coldListRows, "the list's tree")
+	if err != nil {
+		return err
 	}
 	app := cpuOf(p.pid())
 	cold, err := measure(1, 10, timed(func() error {
