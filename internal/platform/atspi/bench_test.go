@@ -214,37 +214,65 @@ func BenchmarkWatchToggle(b *testing.B) {
 
 // BenchmarkColdList is issue 16's cold query: every node of a generated GTK list of 1,500 rows
 // read from the application (no mirror), whole. It reports where a node's time goes: calls per
-// node, the application's CPU per node (its main loop answers one call at a time), the
-// client's, and the time per node, at several bounds of calls in flight.
+// node, the CPU per node of the application (its main loop answers one call at a time), of the
+// client and of the accessibility bus daemon, and the time per node: through the bus only, and
+// over the application's own socket (peer.go) at several bounds of calls in flight.
 func BenchmarkColdList(b *testing.B) {
 	const rows = 1500
-	a := startApp(b, python, "../../bench/py/rows.py", strconv.Itoa(rows))
+	a := startApp(b, python, "../../dev/bench/py/rows.py", strconv.Itoa(rows))
+	busOnly := connect(b, 5*time.Second)
+	atspi.WithoutMirror(busOnly)
+	atspi.WithoutPeers(busOnly)
 	c := connect(b, 5*time.Second)
 	atspi.WithoutMirror(c)
 	ctx := context.Background()
-	testdesk.WaitFor(b, 20*time.Second, "the list's rows", func() bool {
-		t, err := c.Tree(ctx, a.window(), all)
-		return err == nil && t.NodeCount > rows
-	})
+	for _, c := range []*atspi.Client{busOnly, c} {
+		testdesk.WaitFor(b, 20*time.Second, "the list's rows", func() bool {
+			t, err := c.Tree(ctx, a.window(), all)
+			return err == nil && t.NodeCount > rows
+		})
+	}
+	b.Run("bus-only", func(b *testing.B) { coldList(b, busOnly, a) })
 	for _, inFlight := range []int{1, 8, 32, 64} {
 		b.Run(fmt.Sprintf("inflight=%d", inFlight), func(b *testing.B) {
 			atspi.SetMaxInFlight(inFlight)
 			defer atspi.SetMaxInFlight(32)
-			var nodes int
-			calls, self, app := atspi.Calls(c), cpuSelf(), cpuOf(a.pid)
-			for b.Loop() {
-				t, err := c.Tree(ctx, a.window(), all)
-				if err != nil {
-					b.Fatal(err)
-				}
-				nodes = t.NodeCount
-			}
-			per := float64(b.N) * float64(nodes)
-			b.ReportMetric(float64(nodes), "nodes")
-			b.ReportMetric(float64(atspi.Calls(c)-calls)/per, "calls/node")
-			b.ReportMetric(float64(cpuOf(a.pid)-app)/float64(time.Microsecond)/per, "app-cpu-µs/node")
-			b.ReportMetric(float64(cpuSelf()-self)/float64(time.Microsecond)/per, "client-cpu-µs/node")
-			b.ReportMetric(float64(b.Elapsed())/float64(time.Microsecond)/per, "µs/node")
+			coldList(b, c, a)
 		})
 	}
+}
+
+// coldList reads a's whole tree with c b.N times and reports BenchmarkColdList's metrics.
+func coldList(b *testing.B, c *atspi.Client, a app) {
+	ctx := context.Background()
+	bus := a11yBusPID()
+	var nodes int
+	calls, self, appCPU, busCPU := atspi.Calls(c), cpuSelf(), cpuOf(a.pid), cpuOf(bus)
+	for b.Loop() {
+		t, err := c.Tree(ctx, a.window(), all)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nodes = t.NodeCount
+	}
+	per := float64(b.N) * float64(nodes)
+	b.ReportMetric(float64(nodes), "nodes")
+	b.ReportMetric(float64(atspi.Calls(c)-calls)/per, "calls/node")
+	b.ReportMetric(float64(cpuOf(a.pid)-appCPU)/float64(time.Microsecond)/per, "app-cpu-µs/node")
+	b.ReportMetric(float64(cpuSelf()-self)/float64(time.Microsecond)/per, "client-cpu-µs/node")
+	b.ReportMetric(float64(cpuOf(bus)-busCPU)/float64(time.Microsecond)/per, "bus-cpu-µs/node")
+	b.ReportMetric(float64(b.Elapsed())/float64(time.Microsecond)/per, "µs/node")
+}
+
+// a11yBusPID is the test desktop's accessibility bus daemon: the dbus-daemon that
+// at-spi-bus-launcher started (the session bus is the desktop's own child); 0 if none.
+func a11yBusPID() int {
+	for _, p := range testdesk.Desktop().PIDs() {
+		for _, k := range testdesk.ChildPIDs(p) {
+			if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(k) + "/comm"); strings.TrimSpace(string(comm)) == "dbus-daemon" {
+				return k
+			}
+		}
+	}
+	return 0
 }

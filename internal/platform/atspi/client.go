@@ -67,12 +67,16 @@ type Client struct {
 
 	aliases refAliases // short refs for GTK 4's long object paths (ref.go)
 
+	peers peerConns // applications' own sockets for the fast path (peer.go)
+
 	closeOnce sync.Once
 	closeErr  error
 
-	noCache   bool // tests: ignore Cache.GetItems to exercise the walk by calls
-	noMirror  bool // tests and benchmarks: every Tree walks
-	mirrorAll bool // tests: mirror every toolkit, to measure which events one misses
+	noCache      bool // tests: ignore Cache.GetItems to exercise the walk by calls
+	noPeer       bool // tests and benchmarks: every fast call through the bus daemon
+	readCellText bool // tests: read table cells' text even where it is their name (bridge.cellTextIsName)
+	noMirror     bool // tests and benchmarks: every Tree walks
+	mirrorAll    bool // tests: mirror every toolkit, to measure which events one misses
 }
 
 // D-Bus names of the AT-SPI registry and interfaces.
@@ -212,6 +216,7 @@ func (c *Client) Close() error {
 		if c.fast != nil {
 			_ = c.fast.Close()
 		}
+		c.closePeers()
 	})
 	return c.closeErr
 }
@@ -311,4 +316,5 @@ func (c *Client) forget(live map[string]bool) {
 	c.meta.keep(live)
 	c.forgetMirrored(live)
 	c.aliases.forget(live)
+	c.forgetPeers(live)
 }

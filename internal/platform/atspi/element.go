@@ -238,7 +238,7 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 		return platform.Element{}, err
 	}
 	w := &walker{c: c, bridge: c.knownBridge(bus), nodes: []*node{o.n}}
-	if err := run(ctx, nil, w.enrichJobs(w.nodes)); err != nil {
+	if err := c.runBatch(ctx, nil, w.enrichJobs(w.nodes)); err != nil {
 		return platform.Element{}, err
 	}
 	if w.bridge.windowCoords && o.n.extents != nil {

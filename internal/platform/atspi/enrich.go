@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/atspi/dbuswire"
 )
 
 // objectReplacement (U+FFFC) marks where an embedded object sits in a text.
@@ -23,8 +24,12 @@ const maxValueChars = 4096
 // showing objects with a Component: hidden ones report INT_MIN garbage, and asking an object
 // without Component makes GTK print a CRITICAL), the accessible id and action names (unless
 // the meta cache knows the object), and the value.
-func (w *walker) enrichJobs(nodes []*node) []job {
-	var jobs []job
+func (w *walker) enrichJobs(nodes []*node) batch {
+	var (
+		jobs  []job
+		calls []callJob
+	)
+	fast := w.useCalls()
 	for _, n := range nodes {
 		if n.dead.Load() {
 			continue
@@ -41,7 +46,11 @@ func (w *walker) enrichJobs(nodes []*node) []job {
 			continue
 		}
 		if info.ifaces&hasComponent != 0 && info.states.has(stateShowing) && !n.extDone {
-			jobs = append(jobs, w.extentsJob(n))
+			if fast {
+				calls = append(calls, w.extentsCall(n))
+			} else {
+				jobs = append(jobs, w.extentsJob(n))
+			}
 		}
 		m := w.c.meta.get(n.ref)
 		known := m.has&metaKind != 0 && m.role == info.role
@@ -65,8 +74,14 @@ func (w *walker) enrichJobs(nodes []*node) []job {
 			n.value = &v
 		case info.role == roleComboBox && info.ifaces&hasSelection != 0 && info.ifaces&hasText == 0:
 			jobs = append(jobs, w.chosenJob(n))
+		case info.ifaces&hasText != 0 && w.bridge.cellTextIsName && !w.c.readCellText && info.role == roleTableCell && info.name != "":
+			setText(n, info.name)
+		case info.ifaces&hasText != 0 && fast && w.bridge.wholeText && shortText(info):
+			calls = append(calls, w.shortTextCall(n))
 		case info.ifaces&hasText != 0:
 			jobs = append(jobs, w.textJob(n))
+		case info.ifaces&hasValue != 0 && fast:
+			calls = append(calls, w.valueCall(n))
 		case info.ifaces&hasValue != 0:
 			jobs = append(jobs, w.valueJob(n))
 		}
@@ -74,7 +89,7 @@ func (w *walker) enrichJobs(nodes []*node) []job {
 			jobs = append(jobs, w.roleNameJob(n))
 		}
 	}
-	return jobs
+	return batch{jobs: jobs, calls: calls}
 }
 
 // textElementRoles hold a piece of a page's text (lean walks read their text where names do not
@@ -206,17 +221,36 @@ func (w *walker) textJob(n *node) job {
 			}
 			s = got
 		}
-		// Object replacement characters stand for embedded children (Chromium's and Firefox's
-		// containers hold nothing else); they are not text anyone reads.
-		if strings.ContainsRune(s, objectReplacement) {
-			if s = strings.ReplaceAll(s, string(objectReplacement), ""); s == "" {
-				return nil
-			}
-		}
-		s = truncateRunes(s, maxValueChars)
-		n.value = &s
+		setText(n, s)
 		return nil
 	}
+}
+
+// shortTextCall is textJob's one call for a short text on a bridge whose GetText(0, -1)
+// returns the whole text.
+func (w *walker) shortTextCall(n *node) callJob {
+	return callJob{ref: n.ref, iface: ifText, member: "GetText", args: []any{int32(0), int32(-1)},
+		handle: func(rep *dbuswire.Reply, f failure, err error) error {
+			if err != nil {
+				return nodeFailure(n, f, err)
+			}
+			if s, derr := rep.String(); derr == nil {
+				setText(n, s)
+			}
+			return nil
+		}}
+}
+
+// setText makes s the node's value. Object replacement characters stand for embedded children
+// (Chromium's and Firefox's containers hold nothing else); they are not text anyone reads.
+func setText(n *node, s string) {
+	if strings.ContainsRune(s, objectReplacement) {
+		if s = strings.ReplaceAll(s, string(objectReplacement), ""); s == "" {
+			return
+		}
+	}
+	s = truncateRunes(s, maxValueChars)
+	n.value = &s
 }
 
 // shortText reports widgets whose whole text fits one reply comfortably, read with a single
@@ -262,6 +296,23 @@ func (w *walker) valueJob(n *node) job {
 		n.value = &s
 		return nil
 	}
+}
+
+// valueCall is valueJob's call on the fast path.
+func (w *walker) valueCall(n *node) callJob {
+	return callJob{ref: n.ref, iface: "org.freedesktop.DBus.Properties", member: "Get", args: []any{ifValue, "CurrentValue"},
+		handle: func(rep *dbuswire.Reply, f failure, err error) error {
+			if err != nil {
+				return nodeFailure(n, f, err)
+			}
+			if got, derr := rep.Variant(); derr == nil {
+				if v, ok := got.(float64); ok {
+					s := strconv.FormatFloat(v, 'f', -1, 64)
+					n.value = &s
+				}
+			}
+			return nil
+		}}
 }
 
 // chosenJob reads the entry a combo box without text shows as its value: the name of the child

@@ -29,6 +29,21 @@ func ConnName(c *Client) string { return c.conn.Names()[0] }
 // WithoutMirror makes every Tree of c walk, for fresh walks to compare the mirror with.
 func WithoutMirror(c *Client) { c.noMirror = true }
 
+// WithoutPeers keeps every fast call on the bus (no application sockets, peer.go).
+func WithoutPeers(c *Client) { c.noPeer = true }
+
+// ReadingCellText makes c read every table cell's text (bridge.cellTextIsName off).
+func ReadingCellText(c *Client) { c.readCellText = true }
+
+// PeeredAny reports whether c talks to any application over its own socket.
+func PeeredAny(c *Client) (found bool) {
+	c.peers.m.Range(func(k, _ any) bool {
+		found = c.peerFor(k.(string)) != nil
+		return !found
+	})
+	return found
+}
+
 // MirrorStats reports c's trees answered from the mirror and walked.
 func MirrorStats(c *Client) (hits, misses int64) { return c.MirrorStats() }
 

@@ -39,8 +39,16 @@ func (c *Client) fastCall(ctx context.Context, fc *dbuswire.Conn, dest string, p
 }
 
 // fastCallWithin is fastCall with its own deadline instead of CallTimeout.
+// The call goes to dest's own socket when it has one (peer.go); a socket that closed sends it
+// through the bus after all.
 func (c *Client) fastCallWithin(ctx context.Context, fc *dbuswire.Conn, timeout time.Duration, dest string, path dbus.ObjectPath, iface, member string, args ...any) (*dbuswire.Reply, failure, error) {
 	c.calls.Add(1)
+	if pc := c.peerFor(dest); pc != nil {
+		r, err := pc.Call(ctx, timeout, "", string(path), iface, member, args...)
+		if err != dbuswire.ErrClosed {
+			return c.fastResult(r, err, timeout, dest, path, iface, member)
+		}
+	}
 	r, err := fc.Call(ctx, timeout, dest, string(path), iface, member, args...)
 	return c.fastResult(r, err, timeout, dest, path, iface, member)
 }
@@ -204,9 +212,15 @@ func (c *Client) fastAccessibleAll(ctx context.Context, ref objRef, info *objInf
 	if err != nil {
 		return true, f, err
 	}
+	return decodeAccessibleAll(rep, info), 0, nil
+}
+
+// decodeAccessibleAll stores a GetAll reply of the Accessible interface in info; false when
+// the reply holds a type the decoder does not know (info is then unchanged).
+func decodeAccessibleAll(rep *dbuswire.Reply, info *objInfo) bool {
 	d, err := rep.Decoder("a{sv}")
 	if err != nil {
-		return false, 0, nil
+		return false
 	}
 	var (
 		name, desc, id string
@@ -232,12 +246,12 @@ func (c *Client) fastAccessibleAll(ctx context.Context, ref objRef, info *objInf
 	}
 	d.End(end)
 	if d.Err() != nil {
-		return false, 0, nil
+		return false
 	}
 	info.name, info.desc, info.childCount = name, desc, count
 	if hasID {
 		info.id = id
 	}
 	info.idKnown = true
-	return true, 0, nil
+	return true
 }

@@ -34,7 +34,7 @@ func TestEnumerationTables(t *testing.T) {
 			t.Errorf("state %d = %q, want %q", i, stateNames[i], want)
 		}
 	}
-	if roleNames[roleComboBox] != "combo box" || roleNames[rolePasswordText] != "password text" {
+	if roleNames[roleComboBox] != "combo box" || roleNames[rolePasswordText] != "password text" || roleNames[roleTableCell] != "table cell" {
 		t.Error("role constants")
 	}
 	for i, want := range map[int]string{stateEditable: "editable", stateEnabled: "enabled", stateExpandable: "expandable",
@@ -231,8 +231,8 @@ func TestPasswordMasked(t *testing.T) {
 	if pw.value == nil || *pw.value != MaskedValue {
 		t.Fatalf("password value %v", pw.value)
 	}
-	if len(jobs) != 1 {
-		t.Errorf("%d jobs; only the entry's text should be read", len(jobs))
+	if jobs.size() != 1 {
+		t.Errorf("%d jobs; only the entry's text should be read", jobs.size())
 	}
 	tree := &platform.Node{Role: "frame", Children: []*platform.Node{
 		{Role: "password text", Value: pw.value},

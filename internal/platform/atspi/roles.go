@@ -34,6 +34,7 @@ var roleNames = [...]string{
 const (
 	roleComboBox     = 11
 	rolePasswordText = 40
+	roleTableCell    = 56
 )
 
 // roleName names an AT-SPI role number. Numbers newer than this table get a stable

@@ -51,6 +51,14 @@ type bridge struct {
 	// interfaces the client's meta cache holds for a path are used without reading the role
 	// again. Not LibreOffice's or Gecko's objects, whose paths are reused (describe).
 	stablePaths bool
+	// peer: the bridge serves its objects on a socket of its own too (at-spi2-core's ATK
+	// bridge), where the fast path's calls skip the bus daemon (peer.go).
+	peer bool
+	// cellTextIsName: a table cell's text is its name. GTK 3's text cells (GtkTextCellAccessible,
+	// the cells of every GtkTreeView) answer both from the one string their renderer draws, so
+	// the walk takes the value from the name instead of a GetText per row: a quarter of a long
+	// list's calls (BenchmarkColdList). TestPeerConnection compares both on a live list.
+	cellTextIsName bool
 	// mirrored: the bridge's events were measured to cover every change a walk can see, so an
 	// unchanged tree may be answered from the mirror (mirror.go).
 	mirrored bool
@@ -81,12 +89,12 @@ func bridgeFor(toolkit, version string) bridge {
 			b.getAll, b.windowCoords, b.noShowing, b.typeNames = true, true, true, true
 			return b
 		}
-		b.getAll, b.wholeText, b.mirrored = true, true, true
+		b.getAll, b.wholeText, b.mirrored, b.peer = true, true, true, true
 	case "j2se-access-bridge", "atk wrapper", "java":
-		b.getAll, b.wholeText, b.comboSelectionLies = true, true, true
+		b.getAll, b.wholeText, b.comboSelectionLies, b.peer = true, true, true, true
 	case "gecko", "chromium", "gail", "vcl":
 		// at-spi2-core's ATK bridge serves these (and Java's above).
-		b.getAll, b.wholeText = true, true
+		b.getAll, b.wholeText, b.peer = true, true, true
 		b.silentValue = strings.EqualFold(toolkit, "gecko")
 		b.textNotNamed = b.silentValue
 	}
@@ -118,10 +126,14 @@ func (c *Client) bridgeOf(ctx context.Context, bus string) (bridge, error) {
 		}
 		b.vclShift = isVCL(name)
 		b.stablePaths = !b.vclShift
+		b.cellTextIsName = !b.vclShift
 	}
 	c.mu.Lock()
 	c.bridges[bus] = b
 	c.mu.Unlock()
+	if b.peer {
+		c.connectPeer(ctx, bus)
+	}
 	return b, nil
 }
 

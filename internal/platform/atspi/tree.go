@@ -12,6 +12,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/atspi/dbuswire"
 )
 
 // node is one object during a walk.
@@ -268,7 +269,7 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 	enrich := func(level []*node) {
 		jobs := w.enrichJobs(level)
 		enrichers.Go(func() {
-			if err := run(ctx, w.sem, jobs); err != nil {
+			if err := w.c.runBatch(ctx, w.sem, jobs); err != nil {
 				once.Do(func() { enrichErr = err; cancel() })
 			}
 		})
@@ -616,7 +617,9 @@ func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, err
 func (w *walker) describe(ctx context.Context, nodes []*node) error {
 	var (
 		jobs    []job
-		checked []*node // described from the meta cache: their role is read to confirm it
+		calls   []callJob
+		redo    redoList // GetAll replies the fast decoder could not read
+		checked []*node  // described from the meta cache: their role is read to confirm it
 		metas   []objMeta
 	)
 	for _, n := range nodes {
@@ -644,18 +647,30 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 			// Every object implements Accessible: a GetRole refused for any reason means it is gone.
 			jobs = append(jobs, w.c.kindJobs(n, deadUnlessFatal)...)
 		}
-		jobs = append(jobs, func(ctx context.Context) error {
-			words, f, err := w.c.states(ctx, n.ref)
-			if err != nil {
-				return nodeFailure(n, deadUnlessFatal(f), err)
-			}
-			info.states = words
-			return nil
-		}, func(ctx context.Context) error {
-			return w.accessibleProps(ctx, n)
-		})
+		if w.useCalls() {
+			calls = append(calls, w.c.statesCall(n, deadUnlessFatal))
+		} else {
+			jobs = append(jobs, func(ctx context.Context) error {
+				words, f, err := w.c.states(ctx, n.ref)
+				if err != nil {
+					return nodeFailure(n, deadUnlessFatal(f), err)
+				}
+				info.states = words
+				return nil
+			})
+		}
+		if w.bridge.getAll && w.useCalls() {
+			calls = append(calls, w.accessibleCall(n, &redo))
+		} else {
+			jobs = append(jobs, func(ctx context.Context) error {
+				return w.accessibleProps(ctx, n)
+			})
+		}
 	}
-	if err := run(ctx, w.sem, jobs); err != nil {
+	if err := w.c.runBatch(ctx, w.sem, batch{jobs: jobs, calls: calls}); err != nil {
+		return err
+	}
+	if err := run(ctx, w.sem, redo.jobs(w)); err != nil {
 		return err
 	}
 	var again []job
@@ -666,6 +681,63 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 		}
 	}
 	return run(ctx, w.sem, again)
+}
+
+// redoList collects nodes whose GetAll reply held a type the fast decoder does not know, to be
+// read again through godbus (off the connection's reader, where nothing may block).
+type redoList struct {
+	mu    sync.Mutex
+	nodes []*node
+}
+
+func (l *redoList) add(n *node) {
+	l.mu.Lock()
+	l.nodes = append(l.nodes, n)
+	l.mu.Unlock()
+}
+
+// jobs reads the collected nodes' properties through godbus.
+func (l *redoList) jobs(w *walker) []job {
+	var jobs []job
+	for _, n := range l.nodes {
+		jobs = append(jobs, func(ctx context.Context) error {
+			props, ok, f, err := w.c.getAllProps(ctx, w.bridge, n.ref, ifAccessible)
+			switch {
+			case err != nil:
+				return nodeFailure(n, f, err)
+			case ok:
+				storeAccessibleProps(n.info, props)
+			}
+			return nil
+		})
+	}
+	return jobs
+}
+
+// accessibleCall reads name, description, child count and accessible id in one GetAll on the
+// fast path; a reply it cannot decode goes to redo.
+func (w *walker) accessibleCall(n *node, redo *redoList) callJob {
+	return callJob{ref: n.ref, iface: "org.freedesktop.DBus.Properties", member: "GetAll", args: []any{ifAccessible},
+		handle: func(rep *dbuswire.Reply, f failure, err error) error {
+			if err != nil {
+				return nodeFailure(n, f, err)
+			}
+			if !decodeAccessibleAll(rep, n.info) {
+				redo.add(n)
+			}
+			return nil
+		}}
+}
+
+// storeAccessibleProps copies a godbus GetAll of the Accessible interface into info.
+func storeAccessibleProps(info *objInfo, props map[string]dbus.Variant) {
+	_ = props["Name"].Store(&info.name)
+	_ = props["Description"].Store(&info.desc)
+	_ = props["ChildCount"].Store(&info.childCount)
+	if v, ok := props["AccessibleId"]; ok {
+		_ = v.Store(&info.id)
+	}
+	info.idKnown = true
 }
 
 // accessibleProps reads name, description, child count and accessible id in one GetAll where
@@ -687,13 +759,7 @@ func (w *walker) accessibleProps(ctx context.Context, n *node) error {
 		case err != nil && (f.fatal() || f == failDead):
 			return nodeFailure(n, f, err)
 		case ok:
-			_ = props["Name"].Store(&info.name)
-			_ = props["Description"].Store(&info.desc)
-			_ = props["ChildCount"].Store(&info.childCount)
-			if v, ok := props["AccessibleId"]; ok {
-				_ = v.Store(&info.id)
-			}
-			info.idKnown = true
+			storeAccessibleProps(info, props)
 			return nil
 		}
 		// A bridge that refused GetAll: read the properties one by one.

@@ -57,12 +57,16 @@ const maxMessage = 1 << 27
 // reading must cost a deadline, not a goroutine blocked forever with the write lock held.
 const maxWriteWait = 10 * time.Second
 
-// Conn is one authenticated connection to a message bus. It is safe for concurrent use.
+// Conn is one authenticated connection to a message bus or a peer. It is safe for concurrent use.
 type Conn struct {
 	nc net.Conn
 
-	wmu  sync.Mutex // serializes writes; buf is reused under it
+	wmu  sync.Mutex // serializes writes; wbuf is reused under it
 	wbuf []byte
+	// dispatching: the reader is handing replies out; calls sent meanwhile (most from the
+	// reply handlers themselves) wait in wbuf and leave in one write when it runs out of
+	// buffered replies, instead of one write (and one wake-up of the peer) each.
+	dispatching bool
 
 	serial atomic.Uint32
 
@@ -87,6 +91,28 @@ type Reply struct {
 // ;-separated list), authenticates with EXTERNAL and says Hello, all within ctx. Calls must
 // name a destination.
 func Dial(ctx context.Context, addr string) (*Conn, error) {
+	c, err := dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.Call(ctx, 0, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello")
+	if err == nil {
+		err = r.Err()
+	}
+	if err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("dbuswire: Hello: %w", err)
+	}
+	return c, nil
+}
+
+// DialPeer connects to one process's own D-Bus server (a peer-to-peer connection: no bus
+// daemon, no Hello) and authenticates with EXTERNAL, within ctx. Calls name no destination.
+func DialPeer(ctx context.Context, addr string) (*Conn, error) {
+	return dial(ctx, addr)
+}
+
+func dial(ctx context.Context, addr string) (*Conn, error) {
 	network, sock, err := unixSocket(addr)
 	if err != nil {
 		return nil, err
@@ -103,14 +129,6 @@ func Dial(ctx context.Context, addr string) (*Conn, error) {
 		return nil, err
 	}
 	go c.readLoop(rd)
-	r, err := c.Call(ctx, 0, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello")
-	if err == nil {
-		err = r.Err()
-	}
-	if err != nil {
-		_ = c.Close()
-		return nil, fmt.Errorf("dbuswire: Hello: %w", err)
-	}
 	return c, nil
 }
 
@@ -222,16 +240,22 @@ func (c *Conn) Send(timeout time.Duration, dest, path, iface, member string, don
 	c.mu.Unlock()
 
 	c.wmu.Lock()
-	buf, err := appendCall(c.wbuf[:0], serial, dest, path, iface, member, args)
-	if err == nil {
+	queued := len(c.wbuf)
+	buf, err := appendCall(c.wbuf, serial, dest, path, iface, member, args)
+	switch {
+	case err != nil:
+		buf = buf[:queued]
+	case c.dispatching:
+		c.wbuf = buf
+		c.wmu.Unlock()
+		return serial, nil // the reader writes it with the others (flush)
+	default:
 		wait := maxWriteWait
 		if timeout > 0 {
 			wait = min(timeout, maxWriteWait)
 		}
-		// A write cut short by its deadline leaves a partial message on the wire: the
-		// connection is then closed below and callers fall back to godbus.
-		_ = c.nc.SetWriteDeadline(time.Now().Add(wait))
-		_, err = c.nc.Write(buf)
+		err = c.write(buf, wait)
+		buf = buf[:0]
 	}
 	c.wbuf = buf
 	c.wmu.Unlock()
@@ -246,6 +270,31 @@ func (c *Conn) Send(timeout time.Duration, dest, path, iface, member string, don
 		return 0, ErrClosed
 	}
 	return serial, nil
+}
+
+// write writes buf within wait; the caller holds wmu. A write cut short by its deadline leaves
+// a partial message on the wire: the connection is then closed and callers fall back to godbus.
+func (c *Conn) write(buf []byte, wait time.Duration) error {
+	_ = c.nc.SetWriteDeadline(time.Now().Add(wait))
+	_, err := c.nc.Write(buf)
+	return err
+}
+
+// setDispatching marks the reader as handing replies out or, when on is false, about to wait
+// for more: the calls queued meanwhile are written then. A failed write closes the connection,
+// and the reader then fails every waiting call, the queued ones included.
+func (c *Conn) setDispatching(on bool) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.dispatching = on
+	if on || len(c.wbuf) == 0 {
+		return
+	}
+	err := c.write(c.wbuf, maxWriteWait)
+	c.wbuf = c.wbuf[:0]
+	if err != nil {
+		_ = c.Close()
+	}
 }
 
 // Abandon forgets a call sent with Send; it reports whether the call was still waiting, in
@@ -269,11 +318,15 @@ func (c *Conn) take(serial uint32) *pending {
 func (c *Conn) readLoop(rd *bufio.Reader) {
 	var err error
 	for {
+		if rd.Buffered() == 0 {
+			c.setDispatching(false)
+		}
 		var m *message
 		m, err = readMessage(rd)
 		if err != nil {
 			break
 		}
+		c.setDispatching(true)
 		if m.typ != typeMethodReturn && m.typ != typeError {
 			// Signals need match rules we never add; nobody calls methods on an AT-SPI
 			// client's connection. Either is dropped.
@@ -380,8 +433,10 @@ type encodeError string
 
 func (e encodeError) Error() string { return string(e) }
 
-// appendCall encodes a method call in little-endian order.
+// appendCall encodes a method call in little-endian order after the messages b holds already
+// (alignment counts from the message's own first byte).
 func appendCall(b []byte, serial uint32, dest, path, iface, member string, args []any) ([]byte, error) {
+	m := len(b) // where this message starts
 	var sig []byte
 	for _, a := range args {
 		switch a.(type) {
@@ -395,11 +450,16 @@ func appendCall(b []byte, serial uint32, dest, path, iface, member string, args 
 			return b, encodeError(fmt.Sprintf("dbuswire: unsupported argument type %T", a))
 		}
 	}
+	align := func(n int) {
+		for (len(b)-m)%n != 0 {
+			b = append(b, 0)
+		}
+	}
 	b = append(b, 'l', typeMethodCall, 0, 1, 0, 0, 0, 0)
 	b = binary.LittleEndian.AppendUint32(b, serial)
 	b = append(b, 0, 0, 0, 0) // fields length, set below
 	field := func(code byte, typ byte, v string) {
-		b = alignTo(b, 8)
+		align(8)
 		b = append(b, code, 1, typ, 0)
 		if typ == 'g' {
 			b = append(b, byte(len(v)))
@@ -420,31 +480,24 @@ func appendCall(b []byte, serial uint32, dest, path, iface, member string, args 
 	if len(sig) > 0 {
 		field(fieldSignature, 'g', string(sig))
 	}
-	binary.LittleEndian.PutUint32(b[12:16], uint32(len(b)-16))
-	b = alignTo(b, 8)
+	binary.LittleEndian.PutUint32(b[m+12:m+16], uint32(len(b)-m-16))
+	align(8)
 	start := len(b)
 	for _, a := range args {
 		switch v := a.(type) {
 		case uint32:
-			b = alignTo(b, 4)
+			align(4)
 			b = binary.LittleEndian.AppendUint32(b, v)
 		case int32:
-			b = alignTo(b, 4)
+			align(4)
 			b = binary.LittleEndian.AppendUint32(b, uint32(v))
 		case string:
-			b = alignTo(b, 4)
+			align(4)
 			b = binary.LittleEndian.AppendUint32(b, uint32(len(v)))
 			b = append(b, v...)
 			b = append(b, 0)
 		}
 	}
-	binary.LittleEndian.PutUint32(b[4:8], uint32(len(b)-start))
+	binary.LittleEndian.PutUint32(b[m+4:m+8], uint32(len(b)-start))
 	return b, nil
-}
-
-func alignTo(b []byte, n int) []byte {
-	for len(b)%n != 0 {
-		b = append(b, 0)
-	}
-	return b
 }

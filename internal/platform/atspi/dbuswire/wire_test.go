@@ -381,3 +381,22 @@ func TestSkipContainers(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendCallAfterOthers: calls queued behind others (written in one burst) are encoded
+// exactly as alone; alignment counts from each message's first byte, not the buffer's.
+func TestAppendCallAfterOthers(t *testing.T) {
+	args := []any{int32(0), "CurrentValue", uint32(7)}
+	alone, err := appendCall(nil, 9, "", "/org/a11y/atspi/accessible/42", "org.a11y.atspi.Text", "GetText", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, before := range []string{"l", "odd", "seven b", "abcdefghijk"} {
+		queued, err := appendCall([]byte(before), 9, "", "/org/a11y/atspi/accessible/42", "org.a11y.atspi.Text", "GetText", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := queued[len(before):]; !bytes.Equal(got, alone) {
+			t.Errorf("after %d queued bytes:\n got %x\nwant %x", len(before), got, alone)
+		}
+	}
+}
