@@ -39,6 +39,8 @@ type Options struct {
 	// NoMirror makes every Tree walk the application, never answering from the warm mirror
 	// (mirror.go); for measuring walks, or an operator who distrusts an application's events.
 	NoMirror bool
+	// NoPeer keeps every call on the bus: applications' own sockets are not used (peer.go).
+	NoPeer bool
 }
 
 // Client reads accessibility trees from the AT-SPI bus. It is safe for concurrent use; all
@@ -144,7 +146,7 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 		return nil, fmt.Errorf("%w: accessibility bus %s: %v", platform.ErrAtspiUnavailable, addr, err)
 	}
 	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int), bridges: make(map[string]bridge), cached: make(map[string]int),
-		frames: make(map[objRef]uint32), hub: h, noMirror: opts.NoMirror}
+		frames: make(map[objRef]uint32), hub: h, noMirror: opts.NoMirror, noPeer: opts.NoPeer}
 	if err := c.registerEvent(ctx, registeredEvent); err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("%w: Registry.RegisterEvent: %v", platform.ErrAtspiUnavailable, err)

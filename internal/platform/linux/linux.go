@@ -61,7 +61,8 @@ func (d *Desktop) atspi(ctx context.Context) (*atspi.Client, error) {
 		return d.a, nil
 	}
 	a, err := atspi.Connect(ctx, d.cfg.DBusAddress, atspi.Options{CallTimeout: d.cfg.AtspiCallTimeout, Logger: d.cfg.Logger,
-		WindowsOf: d.windowsOf, Window: d.x.Window, Popups: d.x.Popups, NoMirror: os.Getenv(EnvTreeMirror) == "off"})
+		WindowsOf: d.windowsOf, Window: d.x.Window, Popups: d.x.Popups, NoMirror: os.Getenv(EnvTreeMirror) == "off",
+		NoPeer: os.Getenv(EnvPeer) == "off"})
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +73,10 @@ func (d *Desktop) atspi(ctx context.Context) (*atspi.Client, error) {
 // EnvTreeMirror set to "off" makes every query walk the application's tree instead of answering
 // an unchanged one from the warm mirror (docs/observation.md).
 const EnvTreeMirror = "MCEC_TREE_MIRROR"
+
+// EnvPeer set to "off" keeps every accessibility call on the bus instead of the applications'
+// own sockets (docs/observation.md).
+const EnvPeer = "MCEC_ATSPI_P2P"
 
 // Windows implements platform.Desktop.
 func (d *Desktop) Windows(ctx context.Context) ([]platform.Window, error) { return d.x.Windows(ctx) }
