@@ -103,14 +103,14 @@ func (c *Client) runCalls(ctx context.Context, sem chan struct{}, calls []callJo
 		return ctx.Err()
 	}
 	window := 1
+fill:
 	for window < len(calls) {
 		select {
 		case sem <- struct{}{}:
 			window++
-			continue
 		default:
+			break fill
 		}
-		break
 	}
 	defer func() {
 		for range window {

@@ -35,7 +35,8 @@
 // Act maps semantic actions onto Action, EditableText, Value, Component and Selection (see
 // Act). GTK's bridge answers DoAction before it runs the action, and a handler that runs a
 // modal dialog's nested main loop (gtk_dialog_run) leaves the application answering no AT-SPI
-// call — its dialog included — until the dialog closes, while its events still arrive. So the
+// call on the bus — its dialog included — until the dialog closes, while its events still
+// arrive (its own socket still answers walks: peer.go). So the
 // acting call and a GetState probe right after it each wait at most Options.ModalGrace, and
 // either one passing reports ModalPending instead of hanging.
 //
