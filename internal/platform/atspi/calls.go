@@ -272,7 +272,7 @@ func (w *walker) extentsCall(n *node) callJob {
 				return nodeFailure(n, f, err)
 			}
 			if r, derr := rep.Int32x4(); derr == nil {
-				n.extents = extentsRect(r)
+				n.setExtents(r)
 			}
 			return nil
 		}}

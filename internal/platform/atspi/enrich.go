@@ -135,10 +135,18 @@ func (w *walker) extentsJob(n *node) job {
 			return nodeFailure(n, f, err)
 		}
 		if ok {
-			n.extents = extentsRect(r)
+			n.setExtents(r)
 		}
 		return nil
 	}
+}
+
+// setExtents keeps a GetExtents reply. An object that says it is showing but answers the
+// not-on-screen marker (GTK 3 does both for a tree view's rows scrolled out of view) is
+// offscreen: its bounds are omitted and it is not reported showing, as for hidden objects.
+func (n *node) setExtents(r [4]int32) {
+	n.extents = extentsRect(r)
+	n.offscreen = r[0] == math.MinInt32 || r[1] == math.MinInt32
 }
 
 // extentsRect is the rectangle of a GetExtents reply (x, y, width, height), or nil for the

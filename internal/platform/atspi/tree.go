@@ -25,13 +25,15 @@ type node struct {
 	dead  atomic.Bool
 	cut   bool // the walk listed fewer children than the object has
 
-	kidRefs  []objRef // children chosen within the budget, before they are described
-	extents  *platform.Rect
-	extDone  bool
-	id       string // AccessibleId when the cache lacked it
-	roleName string
-	value    *string
-	actions  []string
+	kidRefs []objRef // children chosen within the budget, before they are described
+	extents *platform.Rect
+	extDone bool
+	// offscreen: showing by its states, but its extents say it is not on screen (setExtents).
+	offscreen bool
+	id        string // AccessibleId when the cache lacked it
+	roleName  string
+	value     *string
+	actions   []string
 	// What this walk fetched that the client's meta cache should keep; one field per job so
 	// concurrent jobs on a node never write the same word.
 	gotKind, gotID, gotActions bool
@@ -791,6 +793,10 @@ func (w *walker) screenRect(r *platform.Rect) *platform.Rect {
 // convert builds the platform tree from the live nodes and returns it with its size.
 func (w *walker) convert(n *node) (*platform.Node, int) {
 	role := n.role()
+	states := n.info.states
+	if n.offscreen {
+		states[stateShowing/32] &^= 1 << (stateShowing % 32)
+	}
 	out := &platform.Node{
 		Ref:          w.c.refOf(n.ref),
 		Role:         role,
@@ -798,14 +804,14 @@ func (w *walker) convert(n *node) (*platform.Node, int) {
 		Name:         w.bridge.displayName(n.info.name),
 		Description:  n.info.desc,
 		AutomationID: n.id,
-		States:       n.info.states.set(),
+		States:       states.set(),
 		Value:        n.value,
 		Actions:      n.actions,
 	}
 	if n.info.idKnown {
 		out.AutomationID = n.info.id
 	}
-	if n.info.states.has(stateShowing) {
+	if states.has(stateShowing) {
 		// Frames are measured before this check to match windows; hidden ones keep no bounds.
 		out.Bounds = w.screenRect(n.extents)
 	}

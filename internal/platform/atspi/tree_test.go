@@ -553,3 +553,40 @@ func TestRegistryStall(t *testing.T) {
 	}
 	t.Logf("%d applications listed after %v", len(apps), time.Since(start).Round(time.Millisecond))
 }
+
+// TestRowsOutOfView: GTK 3 says a tree view's rows scrolled out of view are showing but
+// answers their extents with the not-on-screen marker; such rows are reported without bounds
+// and not showing (isOffscreen), the rows in view with both.
+func TestRowsOutOfView(t *testing.T) {
+	a := startApp(t, python, "testdata/cells.py")
+	c := connect(t, 2*time.Second)
+	var inView, outOfView int
+	testdesk.WaitFor(t, 20*time.Second, "the list's rows", func() bool {
+		tr, err := c.Tree(context.Background(), a.window(), all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inView, outOfView = 0, 0
+		var visit func(n *platform.Node)
+		visit = func(n *platform.Node) {
+			if n.Role == "table cell" {
+				switch {
+				case n.Bounds != nil && n.States["showing"]:
+					inView++
+				case n.Bounds == nil && !n.States["showing"]:
+					outOfView++
+				default:
+					t.Fatalf("cell %q: bounds %v, showing %v", n.Name, n.Bounds, n.States["showing"])
+				}
+			}
+			for _, k := range n.Children {
+				visit(k)
+			}
+		}
+		visit(tr.Root)
+		return inView+outOfView >= 4*44
+	})
+	if inView == 0 || outOfView == 0 {
+		t.Errorf("%d cells in view, %d out of view; want some of both", inView, outOfView)
+	}
+}
