@@ -435,8 +435,14 @@ func TestActSmallApp(t *testing.T) {
 		if _, err := busOnly.Tree(ctx, a.window(), all); !errors.Is(err, platform.ErrAppNotResponding) {
 			t.Errorf("Tree through the bus during the modal loop = %v, want ErrAppNotResponding", err)
 		}
+		// The window's tree was mirrored before: the mirror's barrier (through the bus) stalls too,
+		// and gives up after the modal grace, not a whole call deadline, before the walk.
+		treeStart := time.Now()
 		if _, err := c.Tree(ctx, a.window(), all); err != nil {
 			t.Errorf("Tree over the application's socket during the modal loop: %v", err)
+		}
+		if took := time.Since(treeStart); took > grace+700*time.Millisecond {
+			t.Errorf("Tree during the modal loop took %v; the barrier should give up after %v", took, grace)
 		}
 		// Close it from inside the application; then it answers again and the handler ran on.
 		if err := syscall.Kill(a.pid, syscall.SIGUSR1); err != nil {

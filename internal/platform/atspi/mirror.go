@@ -158,7 +158,11 @@ func (c *Client) fromMirror(ctx context.Context, key mirrorKey) (platform.Tree, 
 	}
 	for bus := range e.gens {
 		// The barrier: when its reply is in, every event the application sent before it is counted.
-		cctx, cancel := c.callContext(ctx)
+		// A barrier that does not come back within the modal grace finds the application's bus
+		// connection stalled (a nested loop: its socket may still answer the walk, peer.go) or the
+		// application hung; either way the walk that follows says what is true, so the barrier
+		// does not spend a whole call deadline first.
+		cctx, cancel := context.WithTimeout(ctx, min(c.opts.CallTimeout, c.opts.ModalGrace))
 		err := c.conn.Object(bus, registryRoot).CallWithContext(cctx, ifAccessible+".GetRole", 0).Err
 		cancel()
 		c.calls.Add(1)
