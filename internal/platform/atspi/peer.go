@@ -35,11 +35,14 @@ type peerConn struct {
 }
 
 // connectPeer asks the application on bus for its socket and connects to it, once per bus
-// name; failures leave the application on the bus. Only bridges that serve a socket are asked
+// name (later calls return at once); failures leave the application on the bus. Only bridges that serve a socket are asked
 // (bridge.peer): asking Qt's for a method it lacks is harmless but pointless.
 func (c *Client) connectPeer(ctx context.Context, bus string) {
 	if c.noPeer || c.fastConn() == nil {
 		return // the peer path is a variant of the fast path and falls back to it
+	}
+	if _, ok := c.peers.m.Load(bus); ok {
+		return
 	}
 	p := &peerConn{}
 	if _, loaded := c.peers.m.LoadOrStore(bus, p); loaded {
@@ -52,6 +55,7 @@ func (c *Client) connectPeer(ctx context.Context, bus string) {
 	}
 	if err != nil || addr == "" {
 		c.log.Debug("atspi: no peer connection", "bus", bus, "failure", f, "err", err)
+		c.retryPeerLater(ctx, bus, p)
 		return
 	}
 	dctx, cancel := c.callContext(ctx)
@@ -59,6 +63,7 @@ func (c *Client) connectPeer(ctx context.Context, bus string) {
 	cancel()
 	if err != nil {
 		c.log.Debug("atspi: peer connection refused", "bus", bus, "addr", addr, "err", err)
+		c.retryPeerLater(ctx, bus, p)
 		return
 	}
 	if cur, ok := c.peers.m.Load(bus); !ok || cur != p {
@@ -66,6 +71,14 @@ func (c *Client) connectPeer(ctx context.Context, bus string) {
 		return
 	}
 	p.conn.Store(conn)
+}
+
+// retryPeerLater forgets an attempt that the caller's cancellation cut short, so that a later
+// call asks again; any other failure is the application's answer and stands.
+func (c *Client) retryPeerLater(ctx context.Context, bus string, p *peerConn) {
+	if ctx.Err() != nil {
+		c.peers.m.CompareAndDelete(bus, p)
+	}
 }
 
 // peerFor returns the live peer connection of the application on bus, or nil.

@@ -109,6 +109,9 @@ func (c *Client) bridgeOf(ctx context.Context, bus string) (bridge, error) {
 	b, ok := c.bridges[bus]
 	c.mu.Unlock()
 	if ok {
+		if b.peer {
+			c.connectPeer(ctx, bus) // at once unless an earlier attempt was cut short
+		}
 		return b, nil
 	}
 	var toolkit, version string
