@@ -20,23 +20,23 @@ import (
 // dialog's nested loop started by an accessibility call (the bus connection waits there until
 // the dialog closes): a tree can then be read although actions through the bus still stall.
 //
-// A peer connection that ends (the application exited or closed it) is dropped and the call is
-// made again on the bus, whose answer says what became of the application.
+// A peer connection that ends (the application exited or closed it) is no longer used, and a call
+// it failed is made again on the bus, whose answer says what became of the application.
 
 // peerConns holds one entry per application bus name that was asked for its socket.
 type peerConns struct {
 	m sync.Map // unique bus name → *peerConn
 }
 
-// peerConn is one application's socket connection; conn stays nil while dialing, when the
-// application offers no socket, and after the connection ended.
+// peerConn is one application's socket connection; conn stays nil while dialing and when the
+// application offers no socket (peerFor also skips one that ended).
 type peerConn struct {
 	conn atomic.Pointer[dbuswire.Conn]
 }
 
-// connectPeer asks the application on bus for its socket and connects to it, once per bus
-// name (later calls return at once); failures leave the application on the bus. Only bridges that serve a socket are asked
-// (bridge.peer): asking Qt's for a method it lacks is harmless but pointless.
+// connectPeer asks the application on bus for its socket and connects to it, once per bus name
+// (later calls return at once); failures leave the application on the bus. Only bridges that
+// serve a socket are asked (bridge.peer): asking Qt's for a method it lacks is pointless.
 func (c *Client) connectPeer(ctx context.Context, bus string) {
 	if c.noPeer || c.fastConn() == nil {
 		return // the peer path is a variant of the fast path and falls back to it
