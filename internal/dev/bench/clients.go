@@ -50,13 +50,29 @@ func connectMCP(ctx context.Context, t mcp.Transport) (*mcpCaller, error) {
 }
 
 func (m *mcpCaller) call(ctx context.Context, tool string, args any) (*envelope, error) {
+	env, _, err := m.callTimed(ctx, tool, args)
+	return env, err
+}
+
+// callTimed is call with the time until the MCP client library returned the tool result; the
+// envelope is decoded after the clock stopped (an agent's wait ends when its MCP library hands
+// it the text: parsing the answer is the harness's own check, as for the capture rows).
+func (m *mcpCaller) callTimed(ctx context.Context, tool string, args any) (*envelope, time.Duration, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
+	start := time.Now()
 	res, err := m.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	took := time.Since(start)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
+		return nil, took, fmt.Errorf("%s: %w", tool, err)
 	}
+	env, err := envelopeOf(tool, res)
+	return env, took, err
+}
+
+// envelopeOf decodes the envelope in a tool result's text content.
+func envelopeOf(tool string, res *mcp.CallToolResult) (*envelope, error) {
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			var env envelope

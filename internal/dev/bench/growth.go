@@ -43,24 +43,22 @@ func (s *suite) benchGrowth() error {
 			}
 			time.Sleep(200 * time.Millisecond) // bounded poll for the application's tree to appear
 		}
-		all, err := measure(1, s.opt.Reps, timed(func() error {
-			res, err := s.query(fullTree(target))
-			if err == nil && res.NodeCount != pt.nodes {
-				err = fmt.Errorf("%s: %d nodes, before %d", title, res.NodeCount, pt.nodes)
+		all, err := s.timedQuery(s.walk, fullTree(target), 1, s.opt.Reps, func(res queryResult) error {
+			if res.NodeCount != pt.nodes {
+				return fmt.Errorf("%s: %d nodes, before %d", title, res.NodeCount, pt.nodes)
 			}
-			return err
-		}))
+			return nil
+		})
 		if err != nil {
 			p.stop()
 			return err
 		}
 		capped := fullTree(target)
 		capped["maxNodes"] = 1000
-		cap, err := measure(1, s.opt.Reps, timed(func() error {
-			res, err := s.query(capped)
+		cap, err := s.timedQuery(s.walk, capped, 1, s.opt.Reps, func(res queryResult) error {
 			pt.cappedNodes = res.NodeCount
-			return err
-		}))
+			return nil
+		})
 		p.stop()
 		if err != nil {
 			return err

@@ -107,10 +107,7 @@ func (s *suite) benchQtList() error {
 	if err != nil {
 		return err
 	}
-	got, err := measure(1, 5, timed(func() error {
-		_, err := s.query(args)
-		return err
-	}))
+	got, err := s.timedQuery(s.walk, args, 1, 5, nil)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -25,11 +26,35 @@ type queryResult struct {
 // query runs one query over stdio MCP on the server without the tree mirror, so that it
 // measures a walk of the application.
 func (s *suite) query(args map[string]any) (queryResult, error) {
+	res, _, err := s.queryTimed(s.walk, args)
+	return res, err
+}
+
+// queryTimed runs one query on c and returns its result with the time until the MCP client
+// library returned it (callTimed: decoding and checking the answer is not timed).
+func (s *suite) queryTimed(c *mcpCaller, args map[string]any) (queryResult, time.Duration, error) {
 	var res queryResult
 	ctx, cancel := s.callCtx()
 	defer cancel()
-	err := callOK(ctx, s.walk, "query", args, &res)
-	return res, err
+	env, took, err := c.callTimed(ctx, "query", args)
+	if err == nil {
+		err = env.err()
+	}
+	if err == nil {
+		err = json.Unmarshal(env.Result, &res)
+	}
+	return res, took, err
+}
+
+// timedQuery measures queries of args on c; check (may be nil) vets each answer, untimed.
+func (s *suite) timedQuery(c *mcpCaller, args map[string]any, warm, reps int, check func(queryResult) error) (sample, error) {
+	return measure(warm, reps, func() (time.Duration, error) {
+		r, took, err := s.queryTimed(c, args)
+		if err == nil && check != nil {
+			err = check(r)
+		}
+		return took, err
+	})
 }
 
 // queryUntil queries until the answer holds more than minNodes nodes (the application's tree
@@ -46,15 +71,6 @@ func (s *suite) queryUntil(args map[string]any, minNodes int, what string) (quer
 		}
 		time.Sleep(300 * time.Millisecond) // bounded poll for the application's tree
 	}
-}
-
-// warmQuery runs one query over stdio MCP on the server with the tree mirror.
-func (s *suite) warmQuery(args map[string]any) (queryResult, error) {
-	var res queryResult
-	ctx, cancel := s.callCtx()
-	defer cancel()
-	err := callOK(ctx, s.stdio, "query", args, &res)
-	return res, err
 }
 
 // walker is the warm pyatspi process.
@@ -158,13 +174,15 @@ func (s *suite) benchTree() error {
 			return err
 		}
 	}
-	ours, err := measure(s.opt.Warm, s.opt.Reps, timed(func() error {
-		r, err := s.query(args)
-		if err == nil && r.NodeCount != pyCount {
-			err = fmt.Errorf("query returned %d nodes, pyatspi %d", r.NodeCount, pyCount)
+	nodes := func(what string) func(queryResult) error {
+		return func(r queryResult) error {
+			if r.NodeCount != pyCount {
+				return fmt.Errorf("%s returned %d nodes, pyatspi %d", what, r.NodeCount, pyCount)
+			}
+			return nil
 		}
-		return err
-	}))
+	}
+	ours, err := s.timedQuery(s.walk, args, s.opt.Warm, s.opt.Reps, nodes("query"))
 	if err != nil {
 		return err
 	}
@@ -184,13 +202,7 @@ func (s *suite) benchTree() error {
 	s.add(r)
 	w.p.stop()
 	// The same query again and again of the unchanged window, answered from the mirror.
-	warm, err := measure(s.opt.Warm, s.opt.Reps, timed(func() error {
-		r, err := s.warmQuery(args)
-		if err == nil && r.NodeCount != pyCount {
-			err = fmt.Errorf("warm query returned %d nodes, pyatspi %d", r.NodeCount, pyCount)
-		}
-		return err
-	}))
+	warm, err := s.timedQuery(s.stdio, args, s.opt.Warm, s.opt.Reps, nodes("warm query"))
 	if err != nil {
 		return err
 	}
@@ -201,10 +213,7 @@ func (s *suite) benchTree() error {
 	// The same as an outline: a quarter of the bytes to encode, send and decode.
 	outlineArgs := maps.Clone(args)
 	outlineArgs["format"] = "outline"
-	warmOutline, err := measure(s.opt.Warm, s.opt.Reps, timed(func() error {
-		_, err := s.warmQuery(outlineArgs)
-		return err
-	}))
+	warmOutline, err := s.timedQuery(s.stdio, outlineArgs, s.opt.Warm, s.opt.Reps, nil)
 	if err != nil {
 		return err
 	}
@@ -236,10 +245,7 @@ func (s *suite) benchColdList() error {
 		return err
 	}
 	app := cpuOf(p.pid())
-	cold, err := measure(1, 10, timed(func() error {
-		_, err := s.query(args)
-		return err
-	}))
+	cold, err := s.timedQuery(s.walk, args, 1, 10, nil)
 	if err != nil {
 		return err
 	}

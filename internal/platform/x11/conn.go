@@ -56,6 +56,9 @@ type Conn struct {
 	noMoveResizeMessage bool // tests: move and resize through ConfigureWindow only
 
 	bounds atomic.Pointer[platform.Rect] // root geometry; see ScreenBounds
+	// lastClients is the client list of the last Windows, whose windows the next one asks
+	// about along with the list itself (one round trip while no window was added).
+	lastClients atomic.Pointer[[]xproto.Window]
 
 	ready    atomic.Bool   // setup is done: the event loop may read atoms
 	dead     chan struct{} // closed when the X connection is gone

@@ -2,12 +2,14 @@ package x11
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/jezek/xgb"
@@ -31,31 +33,51 @@ const (
 func (c *Conn) Windows(ctx context.Context) ([]platform.Window, error) {
 	var out []platform.Window
 	err := c.await(ctx, "listing windows", func() error {
+		// The windows of the last listing are asked about together with the client list, so an
+		// unchanged list costs one round trip; windows new to it are asked about after.
 		rc := c.queryRoot()
+		var known []xproto.Window
+		if p := c.lastClients.Load(); p != nil {
+			known = *p
+		}
+		asked := make(map[xproto.Window]*winQuery, len(known))
+		for _, w := range known {
+			asked[w] = c.queryWindow(w)
+		}
+		knownOwners := c.queryClientPIDs(known...)
 		list, active, err := rc.read()
 		if err != nil {
+			drain(asked)
 			return err
 		}
-		// All requests for all windows go out before any reply is read: one round trip.
-		qs := make([]*winQuery, len(list))
-		for i, w := range list {
-			qs[i] = c.queryWindow(w)
+		var added []xproto.Window
+		for _, w := range list {
+			if asked[w] == nil {
+				asked[w] = c.queryWindow(w)
+				added = append(added, w)
+			}
 		}
-		owners := c.queryClientPIDs(list...).read()
+		owners := knownOwners.read()
+		owners.merge(c.queryClientPIDs(added...).read())
 		out = make([]platform.Window, 0, len(list))
-		for _, q := range qs {
-			w, err := q.read(&c.atoms, active, owners)
-			if isGone(err) {
-				continue
+		var failed error
+		for _, w := range list {
+			q := asked[w]
+			delete(asked, w)
+			win, err := q.read(&c.atoms, active, owners)
+			switch {
+			case isGone(err), err == nil && own(win):
+			case err != nil:
+				failed = cmp.Or(failed, err)
+			default:
+				out = append(out, win)
 			}
-			if err != nil {
-				return err
-			}
-			if own(w) {
-				continue
-			}
-			out = append(out, w)
 		}
+		drain(asked) // windows that left the list since the last listing
+		if failed != nil {
+			return failed
+		}
+		c.lastClients.Store(&list)
 		return nil
 	})
 	if err != nil {
@@ -94,6 +116,26 @@ func (c *Conn) Window(ctx context.Context, handle uint32) (platform.Window, erro
 	}
 	out.ProcessName = processName(out.ProcessID)
 	return out, nil
+}
+
+// drain reads the replies of queries nobody needs, so that none is left behind.
+func drain(qs map[xproto.Window]*winQuery) {
+	for _, q := range qs {
+		q.discard()
+	}
+}
+
+// discard reads every reply of q and drops them.
+func (q *winQuery) discard() {
+	_, _ = q.netName.Reply()
+	_, _ = q.name.Reply()
+	_, _ = q.class.Reply()
+	_, _ = q.pid.Reply()
+	_, _ = q.wmState.Reply()
+	_, _ = q.geom.Reply()
+	_, _ = q.pos.Reply()
+	_, _ = q.transient.Reply()
+	_, _ = q.winType.Reply()
 }
 
 // own reports whether w is one of mcec's own windows (the consent dialog). Such a window is
@@ -274,6 +316,40 @@ func processName(pid int) string {
 	if len(comm) < commMax {
 		return comm
 	}
+	// A cut name is completed from cmdline or exe, two more reads on every listing; the answer
+	// is kept while the pid still carries the same comm.
+	longNames.mu.Lock()
+	got, ok := longNames.m[pid]
+	longNames.mu.Unlock()
+	if ok && got.comm == comm {
+		return got.name
+	}
+	name := longName(dir, comm)
+	if name == comm {
+		return name // nothing completed it (the process may be leaving): ask again next time
+	}
+	longNames.mu.Lock()
+	if longNames.m == nil || len(longNames.m) >= maxLongNames {
+		longNames.m = make(map[int]commName)
+	}
+	longNames.m[pid] = commName{comm, name}
+	longNames.mu.Unlock()
+	return name
+}
+
+// longNames are the completed names of processes whose comm the kernel cut (processName).
+var longNames struct {
+	mu sync.Mutex
+	m  map[int]commName
+}
+
+// maxLongNames bounds longNames; past it the cache starts afresh.
+const maxLongNames = 1024
+
+type commName struct{ comm, name string }
+
+// longName completes a comm the kernel cut at 15 bytes from argv[0] or the executable's name.
+func longName(dir, comm string) string {
 	var candidates []string
 	if cmdline, err := os.ReadFile(dir + "cmdline"); err == nil {
 		argv0, _, _ := bytes.Cut(cmdline, []byte{0})

@@ -691,3 +691,70 @@ func TestServerGone(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsFollowTheList: Windows asks about the last listing's windows along with the client
+// list; what it reports must still follow the list and the windows as they are now: a window
+// added since is described, a changed title is the new one, a destroyed window is gone, and
+// the order is the list's.
+func TestWindowsFollowTheList(t *testing.T) {
+	c := dial(t)
+	app := newXApp(t)
+	first := app.window(t, winOpts{x: 10, y: 10, w: 60, h: 40, managed: true, bg: u32(0x808080), title: "first"})
+	waitManaged(t, c, uint32(first))
+	byHandle := func(list []platform.Window, h xproto.Window) *platform.Window {
+		for i := range list {
+			if list[i].Handle == uint32(h) {
+				return &list[i]
+			}
+		}
+		return nil
+	}
+	if _, err := c.Windows(ctxT(t)); err != nil { // remembers first
+		t.Fatal(err)
+	}
+	second := app.window(t, winOpts{x: 90, y: 10, w: 60, h: 40, managed: true, bg: u32(0x808080), title: "second"})
+	waitManaged(t, c, uint32(second))
+	app.prop(t, first, "_NET_WM_NAME", "UTF8_STRING", 8, []byte("first, renamed"))
+	testdesk.WaitFor(t, waitLimit, "the new window and the new title", func() bool {
+		list, err := c.Windows(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, s := byHandle(list, first), byHandle(list, second)
+		return f != nil && s != nil && f.Title == "first, renamed" && s.Title == "second"
+	})
+	list, err := c.Windows(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listAtom := app.atom(t, "_NET_CLIENT_LIST")
+	r, err := xproto.GetProperty(app.c, false, app.root, listAtom, xproto.AtomWindow, 0, 4096).Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []uint32
+	for i := 0; i+4 <= len(r.Value); i += 4 {
+		order = append(order, xgb.Get32(r.Value[i:]))
+	}
+	var got []uint32
+	for _, w := range list {
+		got = append(got, w.Handle)
+	}
+	at := 0
+	for _, h := range got {
+		for at < len(order) && order[at] != h {
+			at++
+		}
+		if at == len(order) {
+			t.Fatalf("Windows order %x is not the client list's %x", got, order)
+		}
+	}
+	app.destroy(t, second)
+	testdesk.WaitFor(t, waitLimit, "the destroyed window to leave the listing", func() bool {
+		list, err := c.Windows(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return byHandle(list, second) == nil && byHandle(list, first) != nil
+	})
+}

@@ -1,6 +1,7 @@
 package x11
 
 import (
+	"maps"
 	"os"
 
 	"github.com/jezek/xgb/res"
@@ -91,6 +92,17 @@ func (q clientPIDs) read() ownerPIDs {
 type ownerPIDs struct {
 	byBase map[uint32]int
 	mask   uint32
+}
+
+// merge adds o2's owners to o.
+func (o *ownerPIDs) merge(o2 ownerPIDs) {
+	if len(o2.byBase) == 0 {
+		return
+	}
+	if o.byBase == nil {
+		o.byBase, o.mask = make(map[uint32]int, len(o2.byBase)), o2.mask
+	}
+	maps.Copy(o.byBase, o2.byBase)
 }
 
 // of is the pid of the client owning w, 0 when unknown.
