@@ -48,6 +48,7 @@ func (c *Conn) Windows(ctx context.Context) ([]platform.Window, error) {
 		list, active, err := rc.read()
 		if err != nil {
 			drain(asked)
+			_ = knownOwners.read()
 			return err
 		}
 		var added []xproto.Window
