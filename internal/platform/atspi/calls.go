@@ -250,7 +250,7 @@ func (r *callRun) stop(err error) {
 
 // Helpers building the call jobs of a walk; each mirrors a synchronous helper of fastcall.go.
 
-// statesCall reads GetState into n.info.states; roleFailure classifies a refused call.
+// statesCall reads GetState into n.info.states; onFail classifies a refused call.
 func (c *Client) statesCall(n *node, onFail func(failure) failure) callJob {
 	return callJob{ref: n.ref, iface: ifAccessible, member: "GetState",
 		handle: func(rep *dbuswire.Reply, f failure, err error) error {
