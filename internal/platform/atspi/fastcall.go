@@ -200,21 +200,6 @@ func (c *Client) children(ctx context.Context, ref objRef) (refs []objRef, ok bo
 	return refs, ok, 0, nil
 }
 
-// fastAccessibleAll reads the Accessible properties with one GetAll on the fast connection
-// into info. handled is false when there is no fast connection or the reply holds a type
-// the decoder does not know; the caller then asks godbus.
-func (c *Client) fastAccessibleAll(ctx context.Context, ref objRef, info *objInfo) (handled bool, f failure, err error) {
-	fc := c.fastConn()
-	if fc == nil {
-		return false, 0, nil
-	}
-	rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, "org.freedesktop.DBus.Properties", "GetAll", ifAccessible)
-	if err != nil {
-		return true, f, err
-	}
-	return decodeAccessibleAll(rep, info), 0, nil
-}
-
 // decodeAccessibleAll stores a GetAll reply of the Accessible interface in info; false when
 // the reply holds a type the decoder does not know (info is then unchanged).
 func decodeAccessibleAll(rep *dbuswire.Reply, info *objInfo) bool {

@@ -624,6 +624,7 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 		checked []*node  // described from the meta cache: their role is read to confirm it
 		metas   []objMeta
 	)
+	fast := w.useCalls()
 	for _, n := range nodes {
 		info := &objInfo{}
 		n.info = info
@@ -649,7 +650,7 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 			// Every object implements Accessible: a GetRole refused for any reason means it is gone.
 			jobs = append(jobs, w.c.kindJobs(n, deadUnlessFatal)...)
 		}
-		if w.useCalls() {
+		if fast {
 			calls = append(calls, w.c.statesCall(n, deadUnlessFatal))
 		} else {
 			jobs = append(jobs, func(ctx context.Context) error {
@@ -661,7 +662,7 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 				return nil
 			})
 		}
-		if w.bridge.getAll && w.useCalls() {
+		if w.bridge.getAll && fast {
 			calls = append(calls, w.accessibleCall(n, &redo))
 		} else {
 			jobs = append(jobs, func(ctx context.Context) error {
@@ -702,16 +703,7 @@ func (l *redoList) add(n *node) {
 func (l *redoList) jobs(w *walker) []job {
 	var jobs []job
 	for _, n := range l.nodes {
-		jobs = append(jobs, func(ctx context.Context) error {
-			props, ok, f, err := w.c.getAllProps(ctx, w.bridge, n.ref, ifAccessible)
-			switch {
-			case err != nil:
-				return nodeFailure(n, f, err)
-			case ok:
-				storeAccessibleProps(n.info, props)
-			}
-			return nil
-		})
+		jobs = append(jobs, func(ctx context.Context) error { return w.accessibleProps(ctx, n) })
 	}
 	return jobs
 }
@@ -742,22 +734,14 @@ func storeAccessibleProps(info *objInfo, props map[string]dbus.Variant) {
 	info.idKnown = true
 }
 
-// accessibleProps reads name, description, child count and accessible id in one GetAll where
-// the bridge serves it safely, and one property at a time elsewhere.
+// accessibleProps reads name, description, child count and accessible id through godbus: in
+// one GetAll where the bridge serves it safely, one property at a time elsewhere. (With the fast
+// connection up, the GetAll is a call job: accessibleCall.)
 func (w *walker) accessibleProps(ctx context.Context, n *node) error {
 	info := n.info
 	if w.bridge.getAll {
-		handled, f, err := w.c.fastAccessibleAll(ctx, n.ref, info)
-		var (
-			props map[string]dbus.Variant
-			ok    bool
-		)
-		if !handled {
-			props, ok, f, err = w.c.getAllProps(ctx, w.bridge, n.ref, ifAccessible)
-		}
+		props, ok, f, err := w.c.getAllProps(ctx, w.bridge, n.ref, ifAccessible)
 		switch {
-		case handled && err == nil:
-			return nil
 		case err != nil && (f.fatal() || f == failDead):
 			return nodeFailure(n, f, err)
 		case ok:
