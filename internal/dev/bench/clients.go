@@ -147,11 +147,16 @@ func callOK(ctx context.Context, c caller, tool string, args any, out any) error
 	if err != nil {
 		return err
 	}
-	if err := env.err(); err != nil {
+	return env.resultInto(tool, out)
+}
+
+// resultInto fails with the envelope's error, or decodes its result into out (nil: not at all).
+func (e *envelope) resultInto(tool string, out any) error {
+	if err := e.err(); err != nil {
 		return fmt.Errorf("%s: %w", tool, err)
 	}
 	if out != nil {
-		if err := json.Unmarshal(env.Result, out); err != nil {
+		if err := json.Unmarshal(e.Result, out); err != nil {
 			return fmt.Errorf("%s: result: %w", tool, err)
 		}
 	}

@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -38,10 +37,7 @@ func (s *suite) queryTimed(c *mcpCaller, args map[string]any) (queryResult, time
 	defer cancel()
 	env, took, err := c.callTimed(ctx, "query", args)
 	if err == nil {
-		err = env.err()
-	}
-	if err == nil {
-		err = json.Unmarshal(env.Result, &res)
+		err = env.resultInto("query", &res)
 	}
 	return res, took, err
 }
