@@ -79,6 +79,9 @@ func bundleRun(g *globalOptions, st *streams, o *bundleOptions, arg string) erro
 		if v.Beyond > 0 {
 			fmt.Fprintf(st.out, "note: %d line(s) after the head session.json records (its last checkpoint: a live session, or written as the session stopped); they chain correctly\n", v.Beyond)
 		}
+		if v.TornBytes > 0 {
+			fmt.Fprintf(st.out, "note: the last call's %d bytes were cut short after the last checkpoint (the server was killed while writing them); they are not part of the chain\n", v.TornBytes)
+		}
 	}
 	return nil
 }

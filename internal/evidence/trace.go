@@ -140,23 +140,36 @@ type Verified struct {
 	// Beyond counts lines after the anchor: written after session.json was last saved (a crash
 	// between the two writes). They chain correctly, so they are reported, not rejected.
 	Beyond int
+	// TornBytes counts the bytes of a call pair cut short at the end of the trace, after the
+	// anchor: the recorder was killed during the pair's one write (Linux stops a large write to
+	// a file at a page boundary when SIGKILL arrives). They are not part of the chain, so they
+	// are reported, not rejected; a torn line inside the anchored lines is an error.
+	TornBytes int
 }
 
 // Verify reads a whole trace and checks it: every line parses, each line's prev is the hash of
 // the line before, requests and responses come in pairs with consecutive seqs, a truncated line
-// can only be last, and (with an anchor) the trace has not lost lines at its end. The first
-// failure is returned as a *ChainError.
+// can only be last, and (with an anchor) the trace has not lost lines at its end. A pair torn by
+// a crash after the anchor is left out of the chain and counted in TornBytes. The first failure
+// is returned as a *ChainError.
 func Verify(r io.Reader, anchor *Anchor) (*Verified, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	v := &Verified{Head: genesis}
 	wantSeq, n := 1, 0
 	var hashes []string
+	var rawLens []int // of the lines kept, so that a torn pair's complete request can be given back
 	for {
 		raw, err := readLine(br)
 		if err == io.EOF {
 			break
 		}
 		n++
+		var torn *tornError
+		if errors.As(err, &torn) && (anchor == nil || n > anchor.Lines) {
+			v.TornBytes = torn.n
+			n--
+			break
+		}
 		if err != nil {
 			return nil, &ChainError{Line: n, Reason: err.Error()}
 		}
@@ -196,6 +209,18 @@ func Verify(r io.Reader, anchor *Anchor) (*Verified, error) {
 		v.Head = lineHash(raw)
 		hashes = append(hashes, v.Head)
 		v.Lines = append(v.Lines, l)
+		rawLens = append(rawLens, len(raw)+1)
+	}
+	// A pair is written with one write, so a torn response leaves its request complete: that
+	// request belongs to the torn pair, unless the anchor vouches for it.
+	if last := len(v.Lines) - 1; v.TornBytes > 0 && last >= 0 && v.Lines[last].Kind == KindRequest &&
+		(anchor == nil || n > anchor.Lines) {
+		v.TornBytes += rawLens[last]
+		v.Lines, hashes, n = v.Lines[:last], hashes[:last], n-1
+		v.Head = genesis
+		if last > 0 {
+			v.Head = hashes[last-1]
+		}
 	}
 	if len(v.Lines) > 0 && v.Lines[len(v.Lines)-1].Kind == KindRequest {
 		return nil, &ChainError{Line: n, Reason: fmt.Sprintf("request %d has no response", v.Lines[len(v.Lines)-1].Seq)}
@@ -210,6 +235,13 @@ func Verify(r io.Reader, anchor *Anchor) (*Verified, error) {
 		v.Beyond = n - anchor.Lines
 	}
 	return v, nil
+}
+
+// tornError is a final line without its newline.
+type tornError struct{ n int }
+
+func (e *tornError) Error() string {
+	return "incomplete last line (no newline): the trace was cut or torn"
 }
 
 // readLine reads one newline-terminated line without the newline. A final line without a
@@ -230,7 +262,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		case err == io.EOF && len(buf) == 0:
 			return nil, io.EOF
 		case err == io.EOF:
-			return nil, errors.New("incomplete last line (no newline): the trace was cut or torn")
+			return nil, &tornError{n: len(buf)}
 		default:
 			return nil, err
 		}

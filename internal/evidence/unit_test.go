@@ -448,3 +448,44 @@ func TestLocate(t *testing.T) {
 		t.Error("nonsense was located")
 	}
 }
+
+// A server killed while it writes a call pair leaves the pair cut short after the anchor: the
+// chain before it verifies and the cut bytes are counted; inside the anchor the cut is an error.
+func TestVerifyTornTail(t *testing.T) {
+	_, dir := writeTrace(t, 4)
+	trace, err := os.ReadFile(filepath.Join(dir, TraceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(trace), "\n")
+	six := strings.Join(lines[:6], "")
+	sixAnchor := Anchor{Lines: 6, Head: lineHash([]byte(strings.TrimSuffix(lines[5], "\n")))}
+	cases := []struct {
+		name   string
+		trace  string
+		anchor *Anchor
+		torn   int
+	}{
+		{"response torn", six + lines[6] + lines[7][:20], &sixAnchor, len(lines[6]) + 20},
+		{"request torn", six + lines[6][:30], &sixAnchor, 30},
+		{"no anchor", six + lines[6] + lines[7][:1], nil, len(lines[6]) + 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v, err := Verify(strings.NewReader(c.trace), c.anchor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(v.Lines) != 6 || v.TornBytes != c.torn || v.Head != sixAnchor.Head || v.Beyond != 0 {
+				t.Errorf("lines %d, torn %d bytes, beyond %d, head %s; want 6, %d, 0, %s", len(v.Lines), v.TornBytes, v.Beyond, v.Head, c.torn, sixAnchor.Head)
+			}
+		})
+	}
+	// The anchor vouches for all 8 lines: a torn 8th line, or 7 lines and a torn 8th, were cut.
+	eight := Anchor{Lines: 8, Head: lineHash([]byte(strings.TrimSuffix(lines[7], "\n")))}
+	for _, tr := range []string{strings.TrimSuffix(string(trace), "\n"), six + lines[6] + lines[7][:20]} {
+		if _, err := Verify(strings.NewReader(tr), &eight); err == nil {
+			t.Errorf("a torn line inside the anchored lines verified")
+		}
+	}
+}
