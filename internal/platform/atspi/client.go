@@ -77,6 +77,7 @@ type Client struct {
 	noCache      bool // tests: ignore Cache.GetItems to exercise the walk by calls
 	noPeer       bool // tests and benchmarks: every fast call through the bus daemon
 	readCellText bool // tests: read table cells' text even where it is their name (bridge.cellTextIsName)
+	everyExtent  bool // tests: measure every cell of a table, in view or not (bridge.cellsInRows)
 	noMirror     bool // tests and benchmarks: every Tree walks
 	mirrorAll    bool // tests: mirror every toolkit, to measure which events one misses
 }

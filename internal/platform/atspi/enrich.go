@@ -30,6 +30,7 @@ func (w *walker) enrichJobs(nodes []*node) batch {
 		calls []callJob
 	)
 	fast := w.useCalls()
+	jobs = w.rowsInViewJobs(nodes) // first: it takes the cells whose extents it settles
 	for _, n := range nodes {
 		if n.dead.Load() {
 			continue

@@ -35,6 +35,9 @@ func WithoutPeers(c *Client) { c.noPeer = true }
 // ReadingCellText makes c read every table cell's text (bridge.cellTextIsName off).
 func ReadingCellText(c *Client) { c.readCellText = true }
 
+// MeasuringEveryCell makes c ask every table cell's extents (bridge.cellsInRows off).
+func MeasuringEveryCell(c *Client) { c.everyExtent = true }
+
 // PeeredAny reports whether c talks to any application over its own socket.
 func PeeredAny(c *Client) (found bool) {
 	c.peers.m.Range(func(k, _ any) bool {

@@ -27,6 +27,7 @@ func TestPeerConnection(t *testing.T) {
 	atspi.WithoutMirror(plain)
 	atspi.WithoutPeers(plain)
 	atspi.ReadingCellText(plain)
+	atspi.MeasuringEveryCell(plain)
 
 	tree := func(c *atspi.Client) string {
 		t.Helper()

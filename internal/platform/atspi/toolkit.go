@@ -59,6 +59,10 @@ type bridge struct {
 	// the walk takes the value from the name instead of a GetText per row: a quarter of a long
 	// list's calls (BenchmarkColdList). TestPeerConnection compares both on a live list.
 	cellTextIsName bool
+	// cellsInRows: a table's cells are its children row by row in display order, and a cell
+	// scrolled out of view says so only through GetExtents (GTK 3's GtkTreeView), so a walk
+	// measures the cells in view and settles the rest (rowsinview.go).
+	cellsInRows bool
 	// mirrored: the bridge's events were measured to cover every change a walk can see, so an
 	// unchanged tree may be answered from the mirror (mirror.go).
 	mirrored bool
@@ -130,6 +134,7 @@ func (c *Client) bridgeOf(ctx context.Context, bus string) (bridge, error) {
 		b.vclShift = isVCL(name)
 		b.stablePaths = !b.vclShift
 		b.cellTextIsName = !b.vclShift
+		b.cellsInRows = !b.vclShift
 	}
 	c.mu.Lock()
 	c.bridges[bus] = b

@@ -17,13 +17,15 @@ import (
 
 // node is one object during a walk.
 type node struct {
-	ref   objRef
-	info  *objInfo
-	depth int // meaningful depth: unnamed structural containers above it do not count
-	raw   int // levels below the root
-	kids  []*node
-	dead  atomic.Bool
-	cut   bool // the walk listed fewer children than the object has
+	ref    objRef
+	info   *objInfo
+	parent *node
+	index  int // among the parent's children as the walk listed them (rowsinview.go)
+	depth  int // meaningful depth: unnamed structural containers above it do not count
+	raw    int // levels below the root
+	kids   []*node
+	dead   atomic.Bool
+	cut    bool // the walk listed fewer children than the object has
 
 	kidRefs []objRef // children chosen within the budget, before they are described
 	extents *platform.Rect
@@ -573,7 +575,7 @@ func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, err
 	var unknown []*node
 	for _, n := range parents {
 		n.kids = make([]*node, 0, len(n.kidRefs))
-		for _, r := range n.kidRefs {
+		for i, r := range n.kidRefs {
 			if r.null() {
 				w.dead++
 				continue
@@ -585,7 +587,7 @@ func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, err
 				w.seen = make(map[objRef]bool)
 			}
 			w.seen[r] = true
-			k := &node{ref: r, depth: n.depth + n.depthCost(w.bridge), raw: n.raw + 1}
+			k := &node{ref: r, parent: n, index: i, depth: n.depth + n.depthCost(w.bridge), raw: n.raw + 1}
 			if info := w.snap[r]; info != nil {
 				k.info = info
 			} else {
