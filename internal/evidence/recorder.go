@@ -441,6 +441,7 @@ func (r *Recorder) appendPair(lg *sessionLog, req, resp Line) (int, error) {
 		ts.Head = lineHash(mb)
 		return 0, nil
 	}
+	buf.Grow(len(reqB) + len(respB) + 2)
 	buf.Write(reqB)
 	buf.WriteByte('\n')
 	buf.Write(respB)

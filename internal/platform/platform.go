@@ -75,6 +75,14 @@ type TreeReader interface {
 	WatchTree(ctx context.Context, pid int) (<-chan struct{}, error)
 }
 
+// TreePrimer is a TreeReader that answers unchanged trees from a mirror and can start the check
+// such an answer needs (a round trip to each mirrored application) before the window is known:
+// the context it returns carries the checks to the Tree calls made with it, so they overlap
+// the window lookup. Optional; a check is never older than the call that started it.
+type TreePrimer interface {
+	PrimeTrees(ctx context.Context) context.Context
+}
+
 // Actor performs semantic actions on accessible objects.
 type Actor interface {
 	// Act performs a semantic action on the object ref (see ElementAction). It returns once the

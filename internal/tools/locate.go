@@ -70,6 +70,7 @@ func locate(ctx context.Context, d desktopReader, target WindowTarget, sel *Elem
 	case sel.Ref != "":
 		return locateRef(ctx, d, target, sel)
 	}
+	ctx = primeTrees(ctx, d)
 	w, err := resolveWindow(ctx, d, target)
 	if err != nil {
 		return located{}, err

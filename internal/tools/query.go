@@ -192,6 +192,7 @@ func queryTree(ctx context.Context, env *Env, in *queryArgs, limits platform.Tre
 		}
 		return l.window, t, nil
 	}
+	ctx = primeTrees(ctx, env.Desktop)
 	w, err := resolveWindow(ctx, env.Desktop, in.WindowTarget)
 	if err != nil {
 		return w, platform.Tree{}, err
@@ -201,4 +202,13 @@ func queryTree(ctx context.Context, env *Env, in *queryArgs, limits platform.Tre
 		return w, t, platformError(err)
 	}
 	return w, t, nil
+}
+
+// primeTrees lets a backend that mirrors trees start the check a mirrored answer needs while
+// the window is looked up (platform.TreePrimer).
+func primeTrees(ctx context.Context, d any) context.Context {
+	if p, ok := d.(platform.TreePrimer); ok {
+		return p.PrimeTrees(ctx)
+	}
+	return ctx
 }

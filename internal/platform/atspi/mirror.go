@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -156,16 +157,19 @@ func (c *Client) fromMirror(ctx context.Context, key mirrorKey) (platform.Tree, 
 	if c.hub.appsGen.Load() != e.appsGen {
 		return platform.Tree{}, false
 	}
+	primed, _ := ctx.Value(primedKey{}).(map[string]*barrierCall)
 	for bus := range e.gens {
-		// The barrier: when its reply is in, every event the application sent before it is counted.
-		// A barrier that does not come back within the modal grace finds the application's bus
-		// connection stalled (a nested loop: its socket may still answer the walk, peer.go) or the
-		// application hung; either way the walk that follows says what is true, so the barrier
-		// does not spend a whole call deadline first.
-		cctx, cancel := context.WithTimeout(ctx, min(c.opts.CallTimeout, c.opts.ModalGrace))
-		err := c.conn.Object(bus, registryRoot).CallWithContext(cctx, ifAccessible+".GetRole", 0).Err
-		cancel()
-		c.calls.Add(1)
+		var err error
+		if b := primed[bus]; b != nil {
+			select {
+			case <-b.done:
+				err = b.err
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+		} else {
+			err = c.barrier(ctx, bus)
+		}
 		if err != nil {
 			return platform.Tree{}, false // gone or hung: the walk says which
 		}
@@ -186,6 +190,59 @@ func (c *Client) fromMirror(ctx context.Context, key mirrorKey) (platform.Tree, 
 	t.Root = cloneNode(e.tree.Root)
 	t.TruncatedBy = append([]string(nil), e.tree.TruncatedBy...)
 	return t, true
+}
+
+// barrier makes the mirror's barrier call to the application on bus: when its reply is in,
+// every event the application sent before it is counted. A barrier that does not come back
+// within the modal grace finds the application's bus connection stalled (a nested loop: its
+// socket may still answer the walk, peer.go) or the application hung; either way the walk that
+// follows says what is true, so the barrier does not spend a whole call deadline first.
+func (c *Client) barrier(ctx context.Context, bus string) error {
+	ctx, cancel := context.WithTimeout(ctx, min(c.opts.CallTimeout, c.opts.ModalGrace))
+	defer cancel()
+	c.calls.Add(1)
+	return c.conn.Object(bus, registryRoot).CallWithContext(ctx, ifAccessible+".GetRole", 0).Err
+}
+
+// primedKey carries, in a context, the barriers PrimeTrees sent: bus name → *barrierCall.
+type primedKey struct{}
+
+// barrierCall is a barrier on its way; err is set before done is closed.
+type barrierCall struct {
+	done chan struct{}
+	err  error
+}
+
+// PrimeTrees sends the barrier to every application with a mirrored tree at once and returns
+// ctx carrying them, so that a Tree given that context waits for an answer already on its way
+// instead of sending its own after the caller has looked up the window (a round trip to the X
+// server, and one through the bus to the application, overlap). The barriers were sent during
+// the caller's call, so every event sent before that call began is still counted.
+func (c *Client) PrimeTrees(ctx context.Context) context.Context {
+	if c.noMirror {
+		return ctx
+	}
+	c.mirror.mu.Lock()
+	buses := map[string]bool{}
+	for _, e := range c.mirror.entries {
+		for bus := range e.gens {
+			buses[bus] = true
+		}
+	}
+	c.mirror.mu.Unlock()
+	if len(buses) == 0 {
+		return ctx
+	}
+	primed := make(map[string]*barrierCall, len(buses))
+	for bus := range buses {
+		b := &barrierCall{done: make(chan struct{})}
+		primed[bus] = b
+		go func() {
+			defer close(b.done)
+			b.err = c.barrier(ctx, bus)
+		}()
+	}
+	return context.WithValue(ctx, primedKey{}, primed)
 }
 
 // stamp subscribes to the events of apps where their bridge is mirrored and records the event
@@ -351,7 +408,9 @@ func (c *Client) forgetMirrored(live map[string]bool) {
 	c.mirror.order = order
 }
 
-// cloneNode copies a tree, so callers may change what they are given.
+// cloneNode copies a tree, so callers may change what they are given; state sets are shared
+// (nothing changes a tree's state set after its walk, and a 260-node tree's sets were most of a
+// warm query's garbage) and action lists are clipped, so an append copies them.
 func cloneNode(n *platform.Node) *platform.Node {
 	if n == nil {
 		return nil
@@ -365,8 +424,7 @@ func cloneNode(n *platform.Node) *platform.Node {
 		v := *n.Value
 		out.Value = &v
 	}
-	out.States = maps.Clone(n.States)
-	out.Actions = append([]string(nil), n.Actions...)
+	out.Actions = slices.Clip(n.Actions)
 	if n.Children != nil {
 		out.Children = make([]*platform.Node, len(n.Children))
 		for i, k := range n.Children {

@@ -99,6 +99,18 @@ func (d *Desktop) CaptureWindow(ctx context.Context, handle uint32) (platform.Wi
 	return d.x.CaptureWindow(ctx, handle)
 }
 
+// PrimeTrees implements platform.TreePrimer on the accessibility connection if there is one
+// (priming never connects).
+func (d *Desktop) PrimeTrees(ctx context.Context) context.Context {
+	d.mu.Lock()
+	a := d.a
+	d.mu.Unlock()
+	if a == nil {
+		return ctx
+	}
+	return a.PrimeTrees(ctx)
+}
+
 // Tree implements platform.Desktop: the AT-SPI application is found by the window's pid.
 func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.TreeLimits) (platform.Tree, error) {
 	if w.ProcessID == 0 {
