@@ -61,6 +61,7 @@ func (c *caller) call(tool string, args map[string]any) contract.Envelope {
 	if err != nil {
 		c.t.Fatalf("%s: %v", tool, err)
 	}
+	c.d.Evidence.Settle()
 	return contracttest.Check(c.t, contracttest.CheckEnvelope(c.t, out.Envelope))
 }
 

@@ -90,8 +90,11 @@ type Recorder struct {
 	logs    map[string]*sessionLog // live sessions seen so far, by id
 	closed  bool
 	final   atomic.Bool    // Close began: session.json is written with every call again
-	pending sync.WaitGroup // environment probes, prunes and checkpoints in flight
+	pending sync.WaitGroup // environment probes, prunes, checkpoints and call queues in flight
 	pruning atomic.Bool
+
+	qmu    sync.Mutex
+	queues map[string]*callQueue // sessions with calls waiting to be recorded, by id (queue.go)
 }
 
 var _ dispatch.Observer = (*Recorder)(nil)
@@ -128,8 +131,10 @@ func (r *Recorder) Close() error {
 	return nil
 }
 
-// Flush writes session.json now for every live session with calls not yet in it.
+// Flush records every call finished so far and writes session.json now for every live session
+// with calls not yet in it.
 func (r *Recorder) Flush() {
+	r.Settle()
 	r.mu.Lock()
 	logs := make([]*sessionLog, 0, len(r.logs))
 	for _, lg := range r.logs {
@@ -222,21 +227,26 @@ type SessionJSON struct {
 	fileState
 }
 
-// CallFinished implements dispatch.Observer: it appends the call to the session's trace and
-// rewrites session.json, and failure-summary.md on a failure. Evidence never fails a call:
+// CallFinished implements dispatch.Observer: it queues the call for its session's trace,
+// session.json and, on a failure, failure-summary.md (queue.go). Evidence never fails a call:
 // problems are logged.
 func (r *Recorder) CallFinished(_ context.Context, f dispatch.Finished) {
 	if f.Session == nil {
 		// The call named an unknown session: there is no session directory to put it in.
 		return
 	}
+	r.enqueue(f, f.Session.Status())
+}
+
+// recordCall records one call with the session's status as it was when the call finished.
+func (r *Recorder) recordCall(f dispatch.Finished, st session.Status) {
 	for {
-		lg, fresh, err := r.logFor(f.Session)
+		lg, fresh, err := r.logFor(f.Session, st)
 		if err != nil {
 			r.log.Debug("no evidence for session", "session", f.Session.ID(), "err", err)
 			return
 		}
-		if r.recordLocked(lg, f, fresh) {
+		if r.recordLocked(lg, f, st, fresh) {
 			return
 		}
 	}
@@ -244,19 +254,20 @@ func (r *Recorder) CallFinished(_ context.Context, f dispatch.Finished) {
 
 // recordLocked records f under lg's lock (released even if recording panics, so a bug costs one
 // call's evidence, never the session). It reports false when lg was dropped meanwhile.
-func (r *Recorder) recordLocked(lg *sessionLog, f dispatch.Finished, fresh bool) bool {
+func (r *Recorder) recordLocked(lg *sessionLog, f dispatch.Finished, st session.Status, fresh bool) bool {
 	lg.mu.Lock()
 	defer lg.mu.Unlock()
 	if lg.gone {
 		return false
 	}
-	r.record(lg, f, fresh)
+	r.record(lg, f, st, fresh)
 	return true
 }
 
 // logFor returns the session's log, creating (or resuming, from session.json) it. fresh is true
-// when the session was never recorded before.
-func (r *Recorder) logFor(s *session.Session) (*sessionLog, bool, error) {
+// when the session was never recorded before. st is the session's status when the call being
+// recorded finished: a session that ended since still keeps its log for the calls queued.
+func (r *Recorder) logFor(s *session.Session, st session.Status) (*sessionLog, bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if lg, ok := r.logs[s.ID()]; ok {
@@ -277,7 +288,7 @@ func (r *Recorder) logFor(s *session.Session) (*sessionLog, bool, error) {
 			fresh = false
 		}
 	}
-	if !s.Status().Ended {
+	if !st.Ended {
 		r.logs[s.ID()] = lg
 	}
 	if fresh && !r.closed {
@@ -291,8 +302,7 @@ func (r *Recorder) logFor(s *session.Session) (*sessionLog, bool, error) {
 }
 
 // record writes one call; lg.mu is held.
-func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, fresh bool) {
-	st := f.Session.Status()
+func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, st session.Status, fresh bool) {
 	env := f.Outcome.Envelope
 	// MarshalJSON's output is compact already: json.Marshal and redactJSON would each scan it
 	// again (≈ 150 KB for a capture).

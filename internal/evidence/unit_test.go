@@ -58,6 +58,7 @@ func (r *rig) call(s *session.Session, tool, args string, env contract.Envelope,
 	s.RecordAction(session.Action{Tool: tool, OK: env.OK(), Code: code, DurationMs: 1}, env.Err())
 	r.rec.CallFinished(context.Background(), dispatch.Finished{Session: s, Tool: tool, Args: json.RawMessage(args),
 		Outcome: dispatch.Outcome{Envelope: env, Image: img}, Start: start, Duration: time.Millisecond})
+	r.rec.Settle()
 }
 
 // observationOf makes a capture's summary the last observation, as the capture tool does.

@@ -32,9 +32,11 @@ func newRig(t *testing.T) *rig {
 	return r
 }
 
-// call runs a tool and returns its schema-checked envelope.
+// call runs a tool and returns its schema-checked envelope once the call is recorded.
 func (r *rig) call(t *testing.T, tool string, args any) contract.Envelope {
-	return r.Call(t, tool, args)
+	env := r.Call(t, tool, args)
+	r.rec.Settle()
+	return env
 }
 
 // session reads the session's directory as bundle --verify does.

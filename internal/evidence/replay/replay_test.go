@@ -43,6 +43,7 @@ func (r *rig) call(s *session.Session, tool, args string, env contract.Envelope,
 	s.RecordAction(session.Action{Tool: tool, OK: env.OK(), Code: code, DurationMs: 1}, env.Err())
 	r.rec.CallFinished(context.Background(), dispatch.Finished{Session: s, Tool: tool, Args: json.RawMessage(args),
 		Outcome: dispatch.Outcome{Envelope: env}, Start: time.Now(), Duration: time.Millisecond})
+	r.rec.Settle()
 }
 
 func (r *rig) dir(s *session.Session) string {
