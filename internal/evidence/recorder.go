@@ -425,73 +425,70 @@ func (r *Recorder) appendPair(lg *sessionLog, req, resp Line) (int, error) {
 		return 0, err
 	}
 	resp.Prev = lineHash(reqB)
-	respB, err := marshalResponse(resp)
+	// The pair is built in one buffer, the response spliced in after the request.
+	pair := make([]byte, 0, len(reqB)+len(resp.Envelope)+1024)
+	pair = append(pair, reqB...)
+	pair = append(pair, '\n')
+	pair, err = appendResponse(pair, resp)
 	if err != nil {
 		return 0, err
 	}
+	respB := pair[len(reqB)+1:]
+	pair = append(pair, '\n')
 	// Room is kept for the marker so that a full trace always ends with one.
 	const markerRoom = 512
-	var buf bytes.Buffer
-	lines := 2
-	if ts.Bytes+int64(len(reqB)+len(respB)+2)+markerRoom > ts.MaxBytes {
+	if ts.Bytes+int64(len(pair))+markerRoom > ts.MaxBytes {
 		mark := Line{Seq: req.Seq, Kind: KindTruncated, At: req.At, Prev: head,
 			Detail: fmt.Sprintf("trace cap of %d bytes reached: call %d and later calls are counted in session.json but not recorded", ts.MaxBytes, req.Seq)}
 		mb, err := json.Marshal(mark)
 		if err != nil {
 			return 0, err
 		}
-		buf.Write(mb)
-		buf.WriteByte('\n')
-		if err := appendFile(filepath.Join(lg.dir, TraceFile), buf.Bytes()); err != nil {
+		if err := appendFile(filepath.Join(lg.dir, TraceFile), append(mb, '\n')); err != nil {
 			return 0, err
 		}
 		ts.Truncated = true
 		ts.Lines++
-		ts.Bytes += int64(buf.Len())
+		ts.Bytes += int64(len(mb) + 1)
 		ts.Head = lineHash(mb)
 		return 0, nil
 	}
-	buf.Grow(len(reqB) + len(respB) + 2)
-	buf.Write(reqB)
-	buf.WriteByte('\n')
-	buf.Write(respB)
-	buf.WriteByte('\n')
-	if err := appendFile(filepath.Join(lg.dir, TraceFile), buf.Bytes()); err != nil {
+	if err := appendFile(filepath.Join(lg.dir, TraceFile), pair); err != nil {
 		return 0, err
 	}
 	line := ts.Lines + 1
-	ts.Lines += lines
-	ts.Bytes += int64(buf.Len())
+	ts.Lines += 2
+	ts.Bytes += int64(len(pair))
 	ts.Head = lineHash(respB)
 	return line, nil
 }
 
-// marshalResponse is json.Marshal(resp), without its scan of the envelope: json.Marshal
-// re-compacts a RawMessage field byte by byte (≈ 50 KB for a query's tree), and the envelope is
-// json.Marshal's compact output already, or redactCompact's, so the scan would change nothing.
-// The envelope is spliced in where a placeholder was encoded.
-func marshalResponse(resp Line) ([]byte, error) {
+// appendResponse appends json.Marshal(resp) to dst, without its scan of the envelope:
+// json.Marshal re-compacts a RawMessage field byte by byte (≈ 50 KB for a query's tree), and the
+// envelope is json.Marshal's compact output already, or redactCompact's, so the scan would
+// change nothing. The envelope is spliced in where a placeholder was encoded.
+func appendResponse(dst []byte, resp Line) ([]byte, error) {
 	env := resp.Envelope
 	if len(env) == 0 {
-		return json.Marshal(resp)
+		b, err := json.Marshal(resp)
+		return append(dst, b...), err
 	}
 	resp.Envelope = json.RawMessage("null")
 	b, err := json.Marshal(resp)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
 	// The fields before the envelope are numbers, booleans, a time and a catalog tool name:
 	// the first occurrence is the placeholder.
 	const mark = `"envelope":null`
 	i := bytes.Index(b, []byte(mark))
 	if i < 0 {
-		return nil, errors.New("evidence: no envelope placeholder in a response line")
+		return dst, errors.New("evidence: no envelope placeholder in a response line")
 	}
 	i += len(mark) - len("null")
-	out := make([]byte, 0, len(b)-len("null")+len(env))
-	out = append(out, b[:i]...)
-	out = append(out, env...)
-	return append(out, b[i+len("null"):]...), nil
+	dst = append(dst, b[:i]...)
+	dst = append(dst, env...)
+	return append(dst, b[i+len("null"):]...), nil
 }
 
 // appendFile appends b with one write, so a concurrent reader never sees half a pair.
