@@ -84,16 +84,14 @@ func (w *walker) cellsInView(ctx context.Context, table *node, cells []*node) (b
 		}
 		return false, nil
 	}
-	call, f, err := w.c.call(ctx, table.ref.Bus, table.ref.Path, ifComponent+".GetAccessibleAtPoint",
+	// On the application's socket like the walk's other calls: inside a modal dialog's nested
+	// loop GTK 3 answers there, not on the bus (peer.go).
+	hit, f, err := w.c.refCall(ctx, table.ref, ifComponent, "GetAccessibleAtPoint",
 		int32(box.X+box.Width/2), int32(box.Y+box.Height/2), coords)
-	if err != nil {
+	if err != nil || hit.null() {
 		if f.fatal() {
 			return false, err
 		}
-		return false, nil
-	}
-	var hit objRef
-	if call.Store(&hit) != nil || hit.null() {
 		return false, nil
 	}
 	seed := -1

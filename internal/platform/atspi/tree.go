@@ -903,14 +903,20 @@ func (c *Client) interfaces(ctx context.Context, ref objRef) ([]string, failure,
 
 // childAt reads Accessible.GetChildAtIndex, through the fast connection when it is up.
 func (c *Client) childAt(ctx context.Context, ref objRef, i int32) (objRef, failure, error) {
+	return c.refCall(ctx, ref, ifAccessible, "GetChildAtIndex", i)
+}
+
+// refCall makes a call whose reply is an object reference, on the fast connection where it is
+// up; a reply that is not one reads as the null reference.
+func (c *Client) refCall(ctx context.Context, ref objRef, iface, member string, args ...any) (objRef, failure, error) {
 	if fc := c.fastConn(); fc != nil {
-		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, ifAccessible, "GetChildAtIndex", i)
+		rep, f, err := c.fastCall(ctx, fc, ref.Bus, ref.Path, iface, member, args...)
 		if err != nil {
 			return objRef{}, f, err
 		}
 		d, derr := rep.Decoder("(so)")
 		if derr != nil {
-			return objRef{}, 0, nil // null: counted as dead
+			return objRef{}, 0, nil
 		}
 		d.Struct()
 		bus := d.String()
@@ -920,7 +926,7 @@ func (c *Client) childAt(ctx context.Context, ref objRef, i int32) (objRef, fail
 		}
 		return objRef{Bus: bus, Path: dbus.ObjectPath(path)}, 0, nil
 	}
-	call, f, err := c.call(ctx, ref.Bus, ref.Path, ifAccessible+".GetChildAtIndex", i)
+	call, f, err := c.call(ctx, ref.Bus, ref.Path, iface+"."+member, args...)
 	if err != nil {
 		return objRef{}, f, err
 	}
