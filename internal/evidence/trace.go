@@ -157,7 +157,7 @@ func Verify(r io.Reader, anchor *Anchor) (*Verified, error) {
 	v := &Verified{Head: genesis}
 	wantSeq, n := 1, 0
 	var hashes []string
-	var rawLens []int // of the lines kept, so that a torn pair's complete request can be given back
+	lastLen := 0 // of the last line kept, so that a torn pair's complete request can be given back
 	for {
 		raw, err := readLine(br)
 		if err == io.EOF {
@@ -209,13 +209,13 @@ func Verify(r io.Reader, anchor *Anchor) (*Verified, error) {
 		v.Head = lineHash(raw)
 		hashes = append(hashes, v.Head)
 		v.Lines = append(v.Lines, l)
-		rawLens = append(rawLens, len(raw)+1)
+		lastLen = len(raw) + 1
 	}
 	// A pair is written with one write, so a torn response leaves its request complete: that
 	// request belongs to the torn pair, unless the anchor vouches for it.
 	if last := len(v.Lines) - 1; v.TornBytes > 0 && last >= 0 && v.Lines[last].Kind == KindRequest &&
 		(anchor == nil || n > anchor.Lines) {
-		v.TornBytes += rawLens[last]
+		v.TornBytes += lastLen
 		v.Lines, hashes, n = v.Lines[:last], hashes[:last], n-1
 		v.Head = genesis
 		if last > 0 {
