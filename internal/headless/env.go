@@ -1,6 +1,7 @@
 package headless
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -36,11 +37,38 @@ func desktopEnv(base []string, display, busAddress, runtimeDir string) []string 
 		// GTK settings from memory: no dconf-service on our private bus.
 		{"GSETTINGS_BACKEND", "memory"},
 	}
+	return withVars(base, set, dropEnv)
+}
+
+// waylandEnv is base with a Wayland desktop's variables in place: programs run natively on
+// Wayland (DISPLAY unset, every toolkit's Wayland backend picked) and publish their trees.
+// WAYLAND_DISPLAY is the socket's name in the runtime directory, the form every toolkit reads.
+func waylandEnv(base []string, waylandSocket, swaySocket, busAddress, runtimeDir string) []string {
+	set := [][2]string{
+		{"WAYLAND_DISPLAY", filepath.Base(waylandSocket)},
+		{"SWAYSOCK", swaySocket},
+		{"DBUS_SESSION_BUS_ADDRESS", busAddress},
+		{paths.RuntimeVar, runtimeDir},
+		{"XDG_SESSION_TYPE", "wayland"},
+		{"XDG_CURRENT_DESKTOP", "sway"},
+		{"GDK_BACKEND", "wayland"},
+		{"QT_QPA_PLATFORM", "wayland"},
+		{"MOZ_ENABLE_WAYLAND", "1"},
+		{"SDL_VIDEODRIVER", "wayland"},
+		{"ELECTRON_OZONE_PLATFORM_HINT", "wayland"},
+		{"GSETTINGS_BACKEND", "memory"},
+	}
+	return withVars(base, set, append(slices.Clone(dropEnv), "DISPLAY", "WAYLAND_SOCKET", "I3SOCK"))
+}
+
+// withVars is base with every toolkit's accessibility switched on (a11yenv, the one list of
+// those), the variables in drop removed and those in set set.
+func withVars(base []string, set [][2]string, drop []string) []string {
 	base = a11yenv.Env(base)
 	out := make([]string, 0, len(base)+len(set))
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if slices.Contains(dropEnv, k) || slices.ContainsFunc(set, func(s [2]string) bool { return s[0] == k }) {
+		if slices.Contains(drop, k) || slices.ContainsFunc(set, func(s [2]string) bool { return s[0] == k }) {
 			continue
 		}
 		out = append(out, kv)

@@ -1,5 +1,6 @@
-// Package headless starts and stops a private X11 desktop: Xvfb on a free
-// display, a private D-Bus session bus, the AT-SPI bus launcher and openbox.
+// Package headless starts and stops a private desktop: either X11 (Xvfb on a
+// free display and openbox) or Wayland (headless sway, sway.go), each with a
+// private D-Bus session bus and the AT-SPI bus launcher.
 // Everything runs under a private XDG_RUNTIME_DIR, so desktops started
 // concurrently (tests in parallel packages, provisioned sessions) never
 // share a socket, and Stop ends every process by its process group.
@@ -28,9 +29,31 @@ import (
 // DefaultStartTimeout bounds Start when ctx has no deadline.
 const DefaultStartTimeout = 10 * time.Second
 
-// Options configure Start. The zero value is a 1280x800x24 desktop with a
+// Kind is the display server of a private desktop.
+type Kind string
+
+// The kinds of private desktop.
+const (
+	X11     Kind = "x11"     // Xvfb and openbox
+	Wayland Kind = "wayland" // headless sway
+)
+
+// ParseKind reads a --desktop value ("" is X11, the default).
+func ParseKind(s string) (Kind, error) {
+	switch Kind(strings.ToLower(s)) {
+	case "", X11:
+		return X11, nil
+	case Wayland:
+		return Wayland, nil
+	}
+	return "", fmt.Errorf("unknown desktop %q: want x11 or wayland", s)
+}
+
+// Options configure Start. The zero value is a 1280x800x24 X11 desktop with a
 // window manager and no logging.
 type Options struct {
+	// Kind picks the display server (default X11).
+	Kind Kind
 	Width, Height, Depth int  // default 1280, 800, 24
 	NoWindowManager      bool // skip openbox
 	// NoGLX starts Xvfb without its GLX extension: it then maps no Mesa/LLVM software renderer,
@@ -50,6 +73,7 @@ const (
 	StepSessionBus    = "session-bus"
 	StepA11yBus       = "a11y-bus"
 	StepWindowManager = "window-manager"
+	StepCompositor    = "compositor" // the Wayland desktop's sway
 )
 
 // StartError says which step of Start failed and what the failing process
@@ -86,7 +110,12 @@ type Desktop struct {
 	procs      []*child  // in start order: Xvfb, dbus-daemon, launcher, openbox
 	guard      *watchdog // ends the desktop if this process dies without Stop (leftovers.go)
 	xvfb       *child
-	x          *xconn
+	x          *xconn // nil on a Wayland desktop
+
+	kind          Kind
+	compositor    *child // sway, on a Wayland desktop
+	waylandSocket string // absolute path of the Wayland display socket
+	swaySocket    string // absolute path of sway's IPC socket
 
 	stopOnce sync.Once
 	stopErr  error
@@ -115,7 +144,10 @@ func Start(ctx context.Context, opts Options) (*Desktop, error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
 		defer cancel()
 	}
-	d := &Desktop{log: opts.Logger, displayNum: -1}
+	if opts.Kind == "" {
+		opts.Kind = X11
+	}
+	d := &Desktop{log: opts.Logger, displayNum: -1, kind: opts.Kind}
 	began := time.Now()
 	if err := d.start(ctx, opts); err != nil {
 		if serr := d.Stop(); serr != nil {
@@ -123,7 +155,7 @@ func Start(ctx context.Context, opts Options) (*Desktop, error) {
 		}
 		return nil, err
 	}
-	d.log.Info("headless desktop ready", "display", d.display, "dir", d.dir,
+	d.log.Info("headless desktop ready", "kind", d.kind, "display", d.display, "wayland", d.waylandSocket, "dir", d.dir,
 		"elapsed", time.Since(began).Round(time.Millisecond))
 	return d, nil
 }
@@ -150,6 +182,9 @@ func (d *Desktop) start(ctx context.Context, opts Options) error {
 		d.log.Warn("no watchdog for the private desktop: if mcec is killed outright, its processes stay until the next start", "err", err)
 	}
 
+	if d.kind == Wayland {
+		return d.startWayland(ctx, opts, step)
+	}
 	step(StepXvfb)
 	if err := d.startXvfb(ctx, opts); err != nil {
 		return err
@@ -188,6 +223,23 @@ func (d *Desktop) start(ctx context.Context, opts Options) error {
 	return <-wmErr
 }
 
+// startWayland runs Start's steps for a Wayland desktop: the compositor, then the buses. The
+// compositor is its own window manager.
+func (d *Desktop) startWayland(ctx context.Context, opts Options, step func(string)) error {
+	step(StepCompositor)
+	if err := d.startSway(ctx, opts); err != nil {
+		return err
+	}
+	d.env = waylandEnv(os.Environ(), d.waylandSocket, d.swaySocket, d.sessionBusSocket(), d.dir)
+	step(StepSessionBus)
+	if err := d.startSessionBus(ctx); err != nil {
+		return err
+	}
+	d.env = waylandEnv(os.Environ(), d.waylandSocket, d.swaySocket, d.busAddr, d.dir)
+	step(StepA11yBus)
+	return d.startA11y(ctx)
+}
+
 // makeRuntimeDir creates the private XDG_RUNTIME_DIR in paths.DesktopRoot, which
 // bypasses a TMPDIR too long for the sockets inside.
 func makeRuntimeDir() (string, error) {
@@ -200,7 +252,7 @@ func makeRuntimeDir() (string, error) {
 
 // spawnStep starts a step's process and records it for Stop.
 func (d *Desktop) spawnStep(step, name string, argv []string, extra []*os.File, deathSig syscall.Signal) (*child, error) {
-	c, err := spawn(d.log, name, argv, d.env, extra, deathSig)
+	c, err := spawn(d.log, name, argv, d.env, extra, deathSig, nil)
 	if err != nil {
 		return nil, &StartError{Step: step, Program: name, Err: err}
 	}
@@ -332,6 +384,9 @@ func (d *Desktop) startSessionBus(ctx context.Context) error {
 	if d.busAddr, err = readLineFD(ctx, pr); err != nil {
 		return d.fail(ctx, StepSessionBus, c, fmt.Errorf("waiting for bus address: %w", err))
 	}
+	if d.x == nil {
+		return nil // Wayland: the bus is found through the environment and the runtime directory
+	}
 	if err := d.x.publishSessionBus(ctx, d.busAddr, c.pid); err != nil {
 		return d.fail(ctx, StepSessionBus, c, err)
 	}
@@ -445,8 +500,17 @@ func (d *Desktop) waitWM(ctx context.Context, wm *child) error {
 	return nil
 }
 
-// Display is the X display name, e.g. ":7".
+// Display is the X display name, e.g. ":7"; "" on a Wayland desktop.
 func (d *Desktop) Display() string { return d.display }
+
+// Kind is the desktop's display server.
+func (d *Desktop) Kind() Kind { return d.kind }
+
+// WaylandSocket is the absolute path of the Wayland display socket; "" on an X11 desktop.
+func (d *Desktop) WaylandSocket() string { return d.waylandSocket }
+
+// SwaySocket is the absolute path of the compositor's IPC socket; "" on an X11 desktop.
+func (d *Desktop) SwaySocket() string { return d.swaySocket }
 
 // DBusAddress is the private session bus address.
 func (d *Desktop) DBusAddress() string { return d.busAddr }
@@ -504,7 +568,7 @@ func (d *Desktop) stop() error {
 	}
 	// Last: until here a death of this process mid-Stop still leaves the clean-up to it.
 	d.guard.quit()
-	d.log.Info("headless desktop stopped", "display", d.display,
+	d.log.Info("headless desktop stopped", "kind", d.kind, "display", d.display,
 		"elapsed", time.Since(began).Round(time.Millisecond))
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("headless: stop: %w", err)

@@ -145,7 +145,7 @@ func TestDisplayTakenDetected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := spawn(slog.New(slog.DiscardHandler), "Xvfb", []string{xvfb, d.Display(), "-displayfd", "1", "-nolisten", "tcp"}, os.Environ(), nil, syscall.SIGKILL)
+	c, err := spawn(slog.New(slog.DiscardHandler), "Xvfb", []string{xvfb, d.Display(), "-displayfd", "1", "-nolisten", "tcp"}, os.Environ(), nil, syscall.SIGKILL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

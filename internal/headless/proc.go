@@ -43,8 +43,9 @@ func (c *child) waitErr() error { return c.proc.Err() }
 
 // spawn starts argv as a child in its own process group. Its stdout and
 // stderr go to the logger line by line (never to our stdout). extra become
-// fds 3, 4, … in the child. deathSig is delivered if we die first.
-func spawn(log *slog.Logger, name string, argv, env []string, extra []*os.File, deathSig syscall.Signal) (*child, error) {
+// fds 3, 4, … in the child. deathSig is delivered if we die first. attr, when not nil, carries
+// further attributes of the child (sway's user namespace).
+func spawn(log *slog.Logger, name string, argv, env []string, extra []*os.File, deathSig syscall.Signal, attr *syscall.SysProcAttr) (*child, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -55,6 +56,7 @@ func spawn(log *slog.Logger, name string, argv, env []string, extra []*os.File, 
 	// for grandchildren that inherited the pipe (the a11y bus does).
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.ExtraFiles = extra
+	cmd.SysProcAttr = attr
 	p, err := procgroup.Start(cmd, deathSig)
 	if err != nil {
 		pr.Close()
