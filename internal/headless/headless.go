@@ -53,7 +53,7 @@ func ParseKind(s string) (Kind, error) {
 // window manager and no logging.
 type Options struct {
 	// Kind picks the display server (default X11).
-	Kind Kind
+	Kind                 Kind
 	Width, Height, Depth int  // default 1280, 800, 24
 	NoWindowManager      bool // skip openbox
 	// NoGLX starts Xvfb without its GLX extension: it then maps no Mesa/LLVM software renderer,
