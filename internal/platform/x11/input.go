@@ -12,6 +12,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
+	"github.com/mcec/mcec/internal/keysym"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -419,7 +420,7 @@ func (in input) Chord(ctx context.Context, keys ...string) error {
 	syms := make([]uint32, len(keys))
 	hasShift := false
 	for i, k := range keys {
-		s, err := keysymFromName(k)
+		s, err := keysym.FromName(k)
 		if err != nil {
 			return fmt.Errorf("%w: %v", platform.ErrUnsupported, err)
 		}
@@ -490,7 +491,7 @@ func (in input) Type(ctx context.Context, text string) error {
 	c := in.c
 	runes := []rune(text)
 	for _, r := range runes {
-		if textKeysyms(r) == nil {
+		if keysym.ForText(r) == nil {
 			return fmt.Errorf("%w: cannot type control character U+%04X", platform.ErrUnsupported, r)
 		}
 	}
@@ -558,7 +559,7 @@ func (c *Conn) keyboardState(ctx context.Context) (*keymap, bool, error) {
 func neededSyms(runes []rune) map[uint32]bool {
 	need := map[uint32]bool{}
 	for _, r := range runes {
-		for _, s := range textKeysyms(r) {
+		for _, s := range keysym.ForText(r) {
 			need[s] = true
 		}
 	}
@@ -576,7 +577,7 @@ func planType(km *keymap, runes []rune, capsLock bool, spares []xproto.Keycode) 
 		if r == '\r' && i+1 < len(runes) && runes[i+1] == '\n' {
 			continue // CRLF is one Return
 		}
-		syms := textKeysyms(r)
+		syms := keysym.ForText(r)
 		found := false
 		for _, s := range syms {
 			if pos, ok := km.lookup(s); ok {
@@ -651,7 +652,7 @@ func (in input) Held(ctx context.Context) ([]string, error) {
 		name := fmt.Sprintf("keycode %d", code)
 		for _, s := range km.symsOf(xproto.Keycode(code)) {
 			if s != 0 {
-				name = keysymName(uint32(s))
+				name = keysym.Name(uint32(s))
 				break
 			}
 		}

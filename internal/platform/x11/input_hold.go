@@ -6,6 +6,7 @@ import (
 
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/mcec/mcec/internal/keysym"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -28,7 +29,7 @@ func unhold(list *[]heldInput, h heldInput) bool {
 // holdKeycode resolves key to a keycode of the current keymap. Held keys cannot go through a
 // remapped spare keycode: the mapping is restored when the gesture ends.
 func (c *Conn) holdKeycode(ctx context.Context, key string) (xproto.Keycode, error) {
-	sym, err := keysymFromName(key)
+	sym, err := keysym.FromName(key)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", platform.ErrUnsupported, err)
 	}
@@ -175,6 +176,6 @@ func (in input) Scroll(ctx context.Context, dx, dy int) error {
 // KnownKey reports whether name is an X keysym name (as Chord and Press accept it), so callers
 // can reject a bad key before anything is pressed.
 func KnownKey(name string) bool {
-	_, err := keysymFromName(name)
+	_, err := keysym.FromName(name)
 	return err == nil
 }

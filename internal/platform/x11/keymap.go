@@ -6,6 +6,8 @@ import (
 	"unicode"
 
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/mcec/mcec/internal/keysym"
 )
 
 // keymap is one snapshot of the core keyboard and modifier mappings.
@@ -126,7 +128,7 @@ func keysymRune(sym uint32) rune {
 	switch {
 	case (sym >= 0x20 && sym <= 0x7e) || (sym >= 0xa0 && sym <= 0xff):
 		return rune(sym)
-	case sym&0xff000000 == ksUnicode:
+	case sym&0xff000000 == keysym.Unicode:
 		return rune(sym & 0xffffff)
 	}
 	return 0

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/mcec/mcec/internal/keysym"
 	"github.com/mcec/mcec/internal/platform"
 )
 
@@ -17,7 +18,7 @@ func usKeymap() *keymap {
 		{0xffe1},             // 9: Shift_L
 		{'a', 'A', 'a', 'A'}, // 10
 		{'1', '!', '1', '!'}, // 11
-		{ksReturn},           // 12
+		{keysym.Return},      // 12
 		{},                   // 13: spare
 		{0xe9, 0xc9},         // 14: é É
 		{},                   // 15: spare
@@ -97,25 +98,25 @@ func TestKeysymNames(t *testing.T) {
 		{"ж", 0x1000436}, {"U+1F600", 0x101f600}, {"U20AC", 0x10020ac}, {"0xff0d", 0xff0d},
 	}
 	for _, tt := range tests {
-		got, err := keysymFromName(tt.name)
+		got, err := keysym.FromName(tt.name)
 		if err != nil || got != tt.sym {
-			t.Errorf("keysymFromName(%q) = %#x, %v; want %#x", tt.name, got, err, tt.sym)
+			t.Errorf("keysym.FromName(%q) = %#x, %v; want %#x", tt.name, got, err, tt.sym)
 		}
 	}
 	for _, bad := range []string{"", "NoSuchKey", "aacute_x"} {
-		if _, err := keysymFromName(bad); err == nil {
-			t.Errorf("keysymFromName(%q) succeeded", bad)
+		if _, err := keysym.FromName(bad); err == nil {
+			t.Errorf("keysym.FromName(%q) succeeded", bad)
 		}
 	}
 	for sym, want := range map[uint32]string{0xffe1: "Shift_L", 0xff7e: "Mode_switch", 0x101f600: "U+1F600", 'q': "q"} {
-		if got := keysymName(sym); got != want {
-			t.Errorf("keysymName(%#x) = %q, want %q", sym, got, want)
+		if got := keysym.Name(sym); got != want {
+			t.Errorf("keysym.Name(%#x) = %q, want %q", sym, got, want)
 		}
 	}
-	if got := textKeysyms('ж'); !slices.Contains(got, 0x6d6) || got[0] != 0x1000436 {
-		t.Errorf("textKeysyms(ж) = %#x, want the Unicode keysym first and Cyrillic_zhe", got)
+	if got := keysym.ForText('ж'); !slices.Contains(got, 0x6d6) || got[0] != 0x1000436 {
+		t.Errorf("keysym.ForText(ж) = %#x, want the Unicode keysym first and Cyrillic_zhe", got)
 	}
-	if textKeysyms('\a') != nil || textKeysyms(0x85) != nil {
+	if keysym.ForText('\a') != nil || keysym.ForText(0x85) != nil {
 		t.Error("control characters have keysyms")
 	}
 }
