@@ -34,6 +34,10 @@ const noAtBridge = "NO_AT_BRIDGE"
 // Chromium's switch for the renderer (page) part of the tree; without it a page is one node.
 const rendererFlag = "--force-renderer-accessibility"
 
+// Chromium's switch for its display server: on a Wayland desktop without X it must be told, as
+// Debian's build defaults to X11 and then fails to open a display.
+const ozoneFlag = "--ozone-platform"
+
 // The Java ATK wrapper's options (Debian package libatk-wrapper-java).
 const (
 	javaOptionsVar = "JAVA_TOOL_OPTIONS"
@@ -81,20 +85,32 @@ type Host struct {
 func Prepare(env, argv []string, p Program, h Host) ([]string, []string) {
 	env = Env(env)
 	argv = slices.Clone(argv)
-	if p.Chromium && len(argv) > 0 && !slices.ContainsFunc(argv[1:], func(a string) bool {
-		return a == rendererFlag || strings.HasPrefix(a, rendererFlag+"=")
-	}) {
-		// Switches after a lone "--" are not switches any more: go before it.
-		at := len(argv)
-		if i := slices.Index(argv[1:], "--"); i >= 0 {
-			at = i + 1
+	if p.Chromium {
+		argv = withSwitch(argv, rendererFlag, "")
+		if lookup(env, "WAYLAND_DISPLAY") != "" && lookup(env, "DISPLAY") == "" {
+			argv = withSwitch(argv, ozoneFlag, "wayland")
 		}
-		argv = slices.Insert(argv, at, rendererFlag)
 	}
 	if p.Java && h.JavaATKWrapper != "" {
 		env = setVar(env, javaOptionsVar, javaOptions(lookup(env, javaOptionsVar), h.JavaATKWrapper))
 	}
 	return env, argv
+}
+
+// withSwitch returns argv with the switch name (=value when value is set) added unless argv
+// has it already, before a lone "--" (after which switches are not switches any more).
+func withSwitch(argv []string, name, value string) []string {
+	if len(argv) == 0 || slices.ContainsFunc(argv[1:], func(a string) bool { return a == name || strings.HasPrefix(a, name+"=") }) {
+		return argv
+	}
+	at := len(argv)
+	if i := slices.Index(argv[1:], "--"); i >= 0 {
+		at = i + 1
+	}
+	if value != "" {
+		name += "=" + value
+	}
+	return slices.Insert(argv, at, name)
 }
 
 // javaOptions merges the ATK wrapper's options into existing JAVA_TOOL_OPTIONS: the jar is added to

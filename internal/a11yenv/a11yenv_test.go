@@ -81,6 +81,32 @@ func TestPrepareChromium(t *testing.T) {
 	}
 }
 
+// TestPrepareChromiumWayland: on a Wayland desktop without X, Chromium is told to use Wayland.
+func TestPrepareChromiumWayland(t *testing.T) {
+	chromium := Program{Chromium: true}
+	wl := []string{"WAYLAND_DISPLAY=wayland-1"}
+	for _, tt := range []struct {
+		name string
+		env  []string
+		argv []string
+		want []string
+	}{
+		{"wayland", wl, []string{"chromium"}, []string{"chromium", rendererFlag, ozoneFlag + "=wayland"}},
+		{"xwayland too", append(wl, "DISPLAY=:0"), []string{"chromium"}, []string{"chromium", rendererFlag}},
+		{"x11", []string{"DISPLAY=:0"}, []string{"chromium"}, []string{"chromium", rendererFlag}},
+		{"asked for x11", wl, []string{"chromium", ozoneFlag + "=x11"}, []string{"chromium", ozoneFlag + "=x11", rendererFlag}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, got := Prepare(tt.env, tt.argv, chromium, Host{}); !slices.Equal(got, tt.want) {
+				t.Errorf("argv %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if _, got := Prepare(wl, []string{"xterm"}, Program{}, Host{}); !slices.Equal(got, []string{"xterm"}) {
+		t.Errorf("not chromium: argv %q", got)
+	}
+}
+
 func TestPrepareJava(t *testing.T) {
 	const jar = "/usr/share/java/java-atk-wrapper.jar"
 	wrapper := Host{JavaATKWrapper: jar}
