@@ -36,19 +36,23 @@ const (
 	CodeOCRNoText        Code = "ocr-no-text"
 
 	// invalid-argument
-	CodeBadArguments         Code = "bad-arguments"
-	CodeRegionTooLarge       Code = "region-too-large"
-	CodeRegionOutOfBounds    Code = "region-out-of-bounds"
-	CodeActionUnknown        Code = "action-unknown"
-	CodePatternUnsupported   Code = "pattern-unsupported"
-	CodeLaunchPathMissing    Code = "launch-path-missing"
-	CodeRecordingInProgress  Code = "recording-in-progress"
-	CodeNoRecording          Code = "no-recording"
-	CodeUnknownSession       Code = "unknown-session"
-	CodeUnknownCondition     Code = "unknown-condition"
-	CodeWindowsNoCriteria    Code = "windows-no-criteria"
-	CodeClipboardTextMissing Code = "clipboard-text-missing"
-	CodeUnknownCommand       Code = "unknown-command"
+	CodeBadArguments       Code = "bad-arguments"
+	CodeRegionTooLarge     Code = "region-too-large"
+	CodeRegionOutOfBounds  Code = "region-out-of-bounds"
+	CodeActionUnknown      Code = "action-unknown"
+	CodePatternUnsupported Code = "pattern-unsupported"
+	// CodeCompositorUnsupported: the desktop's compositor offers no way to do what was asked
+	// (raise a window, read the pointer on a Wayland compositor that keeps them to itself); the
+	// detail names the compositor and what is missing.
+	CodeCompositorUnsupported Code = "compositor-unsupported"
+	CodeLaunchPathMissing     Code = "launch-path-missing"
+	CodeRecordingInProgress   Code = "recording-in-progress"
+	CodeNoRecording           Code = "no-recording"
+	CodeUnknownSession        Code = "unknown-session"
+	CodeUnknownCondition      Code = "unknown-condition"
+	CodeWindowsNoCriteria     Code = "windows-no-criteria"
+	CodeClipboardTextMissing  Code = "clipboard-text-missing"
+	CodeUnknownCommand        Code = "unknown-command"
 	// CodePathNotAllowed: a file argument (capture, record) names a place outside the session's
 	// artifact directory, or one of the session's own evidence files.
 	CodePathNotAllowed Code = "path-not-allowed"
@@ -147,21 +151,22 @@ var codeCategory = map[Code]Category{
 	CodeNoAccessibleTree: NoTarget,
 	CodeOCRNoText:        NoTarget,
 
-	CodeBadArguments:         InvalidArgument,
-	CodeRegionTooLarge:       InvalidArgument,
-	CodeRegionOutOfBounds:    InvalidArgument,
-	CodeActionUnknown:        InvalidArgument,
-	CodePatternUnsupported:   InvalidArgument,
-	CodeLaunchPathMissing:    InvalidArgument,
-	CodeRecordingInProgress:  InvalidArgument,
-	CodeNoRecording:          InvalidArgument,
-	CodeUnknownSession:       InvalidArgument,
-	CodeUnknownCondition:     InvalidArgument,
-	CodeWindowsNoCriteria:    InvalidArgument,
-	CodeClipboardTextMissing: InvalidArgument,
-	CodeUnknownCommand:       InvalidArgument,
-	CodePathNotAllowed:       InvalidArgument,
-	CodeFileExists:           InvalidArgument,
+	CodeBadArguments:          InvalidArgument,
+	CodeRegionTooLarge:        InvalidArgument,
+	CodeRegionOutOfBounds:     InvalidArgument,
+	CodeActionUnknown:         InvalidArgument,
+	CodePatternUnsupported:    InvalidArgument,
+	CodeCompositorUnsupported: InvalidArgument,
+	CodeLaunchPathMissing:     InvalidArgument,
+	CodeRecordingInProgress:   InvalidArgument,
+	CodeNoRecording:           InvalidArgument,
+	CodeUnknownSession:        InvalidArgument,
+	CodeUnknownCondition:      InvalidArgument,
+	CodeWindowsNoCriteria:     InvalidArgument,
+	CodeClipboardTextMissing:  InvalidArgument,
+	CodeUnknownCommand:        InvalidArgument,
+	CodePathNotAllowed:        InvalidArgument,
+	CodeFileExists:            InvalidArgument,
 
 	CodeFrameAllBlack:    CaptureBlank,
 	CodeFrameMostlyBlank: CaptureBlank,

@@ -45,6 +45,9 @@ var (
 	// ErrFrameAmbiguous: the window's process has several accessible frames and nothing tells
 	// which one is the window's.
 	ErrFrameAmbiguous = sentinel("accessible frame of the window is ambiguous", contract.CodeFrameAmbiguous)
+	// ErrCompositorUnsupported: the desktop's compositor offers no protocol for what was asked;
+	// the detail names the compositor and the missing piece.
+	ErrCompositorUnsupported = sentinel("the compositor cannot do this", contract.CodeCompositorUnsupported)
 )
 
 // Failures whose meaning depends on what the caller was doing: the tools decide their codes

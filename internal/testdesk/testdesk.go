@@ -30,6 +30,7 @@ import (
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/paths"
 	"github.com/mcec/mcec/internal/procgroup"
+	"github.com/mcec/mcec/internal/wayland/swayipc"
 )
 
 // desk is set by Main before any test runs and only read afterwards.
@@ -42,8 +43,14 @@ var desk *headless.Desktop
 // runs m.Run(), stops the desktop, and returns the exit code. If required
 // programs are missing it says which Debian packages to install and
 // returns 1.
-func Main(m *testing.M) int {
-	if miss := headless.MissingPrograms(); len(miss) > 0 {
+func Main(m *testing.M) int { return run(m, headless.X11) }
+
+// MainWayland is Main with a private Wayland desktop (headless sway): it exports
+// WAYLAND_DISPLAY, SWAYSOCK, DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR and unsets DISPLAY.
+func MainWayland(m *testing.M) int { return run(m, headless.Wayland) }
+
+func run(m *testing.M, kind headless.Kind) int {
+	if miss := headless.MissingFor(kind); len(miss) > 0 {
 		var progs, pkgs []string
 		for _, p := range miss {
 			progs = append(progs, p.Program)
@@ -61,7 +68,7 @@ func Main(m *testing.M) int {
 	}
 	// Generous: every package of a `go test ./...` starts its desktop at once.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	d, err := headless.Start(ctx, headless.Options{Logger: logger})
+	d, err := headless.Start(ctx, headless.Options{Kind: kind, Logger: logger})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testdesk:", err)
@@ -70,9 +77,13 @@ func Main(m *testing.M) int {
 	desk = d
 	for _, kv := range d.Env() {
 		k, v, _ := strings.Cut(kv, "=")
-		if k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == paths.RuntimeVar {
+		switch k {
+		case "DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "DBUS_SESSION_BUS_ADDRESS", paths.RuntimeVar:
 			os.Setenv(k, v)
 		}
+	}
+	if kind == headless.Wayland {
+		os.Unsetenv("DISPLAY")
 	}
 	os.Unsetenv("AT_SPI_BUS_ADDRESS")
 
@@ -246,10 +257,14 @@ func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) 
 }
 
 // WaitWindow waits until a top-level window in _NET_CLIENT_LIST whose
-// _NET_WM_PID is pid is mapped, and returns its X window id. The desktop's
+// _NET_WM_PID is pid is mapped, and returns its X window id; on a Wayland
+// desktop, until sway's tree holds a window of pid, and returns its con_id. The desktop's
 // X server is local and ours, so its replies are not given deadlines here.
 func WaitWindow(t testing.TB, pid int, timeout time.Duration) uint32 {
 	t.Helper()
+	if Desktop().Kind() == headless.Wayland {
+		return waitView(t, pid, timeout)
+	}
 	// headless (through internal/xgbext) has already silenced xgb's logger.
 	x, err := xgb.NewConnDisplay(Desktop().Display())
 	if err != nil {
@@ -327,4 +342,31 @@ func WaitAccessible(t testing.TB, pid int, timeout time.Duration) {
 		}
 		return false
 	})
+}
+
+// waitView waits until sway's tree holds an application window of pid and returns its con_id.
+func waitView(t testing.TB, pid int, timeout time.Duration) uint32 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	ipc, err := swayipc.Dial(ctx, Desktop().SwaySocket())
+	if err != nil {
+		t.Fatalf("testdesk: sway IPC: %v", err)
+	}
+	defer ipc.Close()
+	var found uint32
+	WaitFor(t, timeout, fmt.Sprintf("no window of pid %d in sway's tree", pid), func() bool {
+		tree, err := ipc.Tree(ctx)
+		if err != nil {
+			return false
+		}
+		for _, v := range tree.Views() {
+			if v.Node.PID == pid && v.Node.Rect.Width > 0 {
+				found = uint32(v.Node.ID)
+				return true
+			}
+		}
+		return false
+	})
+	return found
 }

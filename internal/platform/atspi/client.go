@@ -36,6 +36,16 @@ type Options struct {
 	// windows) of the X client that owns a window, for bridges with window-relative extents
 	// whose popovers report positions relative to the main window (popups.go); nil: not placed.
 	Popups func(ctx context.Context, handle uint32) ([]platform.Rect, error)
+	// WindowLocal says that every application reports extents relative to its own window
+	// whatever coordinate type is asked (Wayland: shared/spec/wayland-notes.md §3), so every
+	// tree is placed by its window's origin.
+	WindowLocal bool
+	// Origin finds where on screen a window-relative frame's (0,0) lies, from the window, the
+	// frame's extents as its toolkit reported them (a GTK 3 frame on Wayland includes its
+	// client-side shadow) and, when the frame's size differs from the window's, its first
+	// children's (a header bar spans the client area); ok false when no rule fits: the tree then
+	// has no bounds rather than wrong ones. nil: the window's own origin.
+	Origin func(w platform.Window, frame platform.Rect, children []platform.Rect) (origin platform.Point, ok bool)
 	// NoMirror makes every Tree walk the application, never answering from the warm mirror
 	// (mirror.go); for measuring walks, or an operator who distrusts an application's events.
 	NoMirror bool
@@ -52,11 +62,11 @@ type Client struct {
 	log  *slog.Logger
 
 	mu      sync.Mutex
-	pids    map[string]int    // unique bus name → process id; bus names are never reused
-	bridges map[string]bridge // unique bus name → what its accessibility bridge serves safely
-	cached  map[string]int    // unique bus name → objects its last Cache.GetItems held (snapshotTimeout)
-	frames  map[objRef]uint32 // frame → its X window, for bridges with window-relative extents
-	vcl     vclShifts         // LibreOffice frames' menu bar shifts
+	pids    map[string]int         // unique bus name → process id; bus names are never reused
+	bridges map[string]bridge      // unique bus name → what its accessibility bridge serves safely
+	cached  map[string]int         // unique bus name → objects its last Cache.GetItems held (snapshotTimeout)
+	frames  map[objRef]placedFrame // frame → its window, for bridges with window-relative extents
+	vcl     vclShifts              // LibreOffice frames' menu bar shifts
 
 	calls atomic.Int64 // D-Bus calls made, for the debug log
 
@@ -147,7 +157,7 @@ func Connect(ctx context.Context, sessionBusAddr string, opts Options) (*Client,
 		return nil, fmt.Errorf("%w: accessibility bus %s: %v", platform.ErrAtspiUnavailable, addr, err)
 	}
 	c := &Client{conn: conn, opts: opts, log: log, pids: make(map[string]int), bridges: make(map[string]bridge), cached: make(map[string]int),
-		frames: make(map[objRef]uint32), hub: h, noMirror: opts.NoMirror, noPeer: opts.NoPeer}
+		frames: make(map[objRef]placedFrame), hub: h, noMirror: opts.NoMirror, noPeer: opts.NoPeer}
 	if err := c.registerEvent(ctx, registeredEvent); err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("%w: Registry.RegisterEvent: %v", platform.ErrAtspiUnavailable, err)

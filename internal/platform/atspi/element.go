@@ -241,7 +241,7 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 	if err := c.runBatch(ctx, nil, w.enrichJobs(w.nodes)); err != nil {
 		return platform.Element{}, err
 	}
-	if w.bridge.windowCoords && o.n.extents != nil {
+	if w.bridge.relative && o.n.extents != nil {
 		if w.origin, _, err = c.originOf(ctx, o.n.ref); err != nil {
 			return platform.Element{}, err
 		}
@@ -287,7 +287,7 @@ func (c *Client) Subtree(ctx context.Context, ref string, limits platform.TreeLi
 		}
 	}
 	var handle uint32
-	if b.windowCoords {
+	if b.relative {
 		if w.origin, handle, err = c.originOf(ctx, o.n.ref); err != nil {
 			return platform.Tree{}, err
 		}

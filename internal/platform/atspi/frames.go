@@ -200,13 +200,60 @@ func sizeOverlap(a, b platform.Rect) float64 {
 	return overlap(platform.Rect{Width: a.Width, Height: a.Height}, platform.Rect{Width: b.Width, Height: b.Height})
 }
 
-// rememberFrame notes which X window a frame was matched to, so elements re-read by ref under
-// it can be placed on screen by bridges that report window-relative extents.
-func (c *Client) rememberFrame(frame objRef, handle uint32) {
+// placedFrame is the window a frame was last matched to, and where the frame's (0,0) lies
+// relative to the window's origin (placed false: no origin rule fits, so no bounds).
+type placedFrame struct {
+	handle uint32
+	dx, dy int
+	placed bool
+}
+
+// rememberFrame notes which window a frame was matched to and where on it the frame's origin
+// lies, so elements re-read by ref under it can be placed on screen by bridges that report
+// window-relative extents.
+func (c *Client) rememberFrame(frame objRef, handle uint32, dx, dy int, placed bool) {
 	c.mu.Lock()
-	c.frames[frame] = handle
+	c.frames[frame] = placedFrame{handle: handle, dx: dx, dy: dy, placed: placed}
 	c.mu.Unlock()
 }
+
+// windowOrigin is where on screen the (0,0) of the window-relative frame of window win lies:
+// the window's origin, or what Options.Origin makes of it from the frame's extents (and its
+// first children's when the frame is not the window's size); nil when no rule fits.
+func (c *Client) windowOrigin(ctx context.Context, win platform.Window, frame *node, b bridge) (*platform.Point, error) {
+	o := platform.Point{X: win.Bounds.X, Y: win.Bounds.Y}
+	if c.opts.Origin == nil {
+		return &o, nil
+	}
+	if frame.extents == nil {
+		return nil, nil
+	}
+	var kids []platform.Rect
+	if frame.extents.Width != win.Bounds.Width || frame.extents.Height != win.Bounds.Height {
+		refs, _, f, err := c.children(ctx, frame.ref)
+		if err != nil && f.fatal() {
+			return nil, err
+		}
+		for _, k := range refs[:min(len(refs), originChildren)] {
+			r, ok, f, err := c.extents(ctx, k, b.coordType())
+			if err != nil && f.fatal() {
+				return nil, err
+			}
+			if rect := extentsRect(r); ok && rect != nil {
+				kids = append(kids, *rect)
+			}
+		}
+	}
+	o, ok := c.opts.Origin(win, *frame.extents, kids)
+	if !ok {
+		return nil, nil
+	}
+	return &o, nil
+}
+
+// originChildren is how many of a frame's children windowOrigin reads: the header bar or
+// content that spans the client area comes first.
+const originChildren = 4
 
 // maxAncestors bounds the walk up from an element to its frame.
 const maxAncestors = 64
@@ -238,7 +285,8 @@ func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, uint3
 		cur = parent
 	}
 	c.mu.Lock()
-	handle, ok := c.frames[cur]
+	pf, ok := c.frames[cur]
+	handle := pf.handle
 	c.mu.Unlock()
 	if !ok {
 		return nil, 0, nil
@@ -247,7 +295,10 @@ func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, uint3
 	if err != nil {
 		return nil, 0, nil
 	}
-	origin := platform.Point{X: w.Bounds.X, Y: w.Bounds.Y}
+	if !pf.placed {
+		return nil, 0, nil
+	}
+	origin := platform.Point{X: w.Bounds.X + pf.dx, Y: w.Bounds.Y + pf.dy}
 	dx, dy, err := c.popupShift(ctx, handle, below, origin)
 	if err != nil {
 		return nil, 0, err

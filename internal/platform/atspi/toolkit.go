@@ -21,6 +21,10 @@ type bridge struct {
 	// asked (GTK 4.8 prints "Screen coordinates not supported" and answers window-relative
 	// ones), so they are asked for in window coordinates and offset by the window's origin.
 	windowCoords bool
+	// relative: extents are relative to the toplevel window, not the screen, so they are offset
+	// by the window's origin (windowOrigin). GTK 4's (windowCoords), and every toolkit's on
+	// Wayland, where no client knows where its window is (Options.WindowLocal).
+	relative bool
 	// noShowing: the bridge sets SHOWING only on top-level windows, so VISIBLE stands in for
 	// it below them (GTK 4.8).
 	noShowing bool
@@ -90,7 +94,7 @@ func bridgeFor(toolkit, version string) bridge {
 	case "gtk":
 		if strings.HasPrefix(version, "4.") {
 			// GTK 4 has its own bridge on GDBus (GetAll is GDBus's, safe).
-			b.getAll, b.windowCoords, b.noShowing, b.typeNames = true, true, true, true
+			b.getAll, b.windowCoords, b.relative, b.noShowing, b.typeNames = true, true, true, true, true
 			return b
 		}
 		b.getAll, b.wholeText, b.mirrored, b.peer = true, true, true, true
@@ -126,6 +130,7 @@ func (c *Client) bridgeOf(ctx context.Context, bus string) (bridge, error) {
 		return bridge{}, err
 	}
 	b = bridgeFor(toolkit, version)
+	b.relative = b.relative || c.opts.WindowLocal
 	if strings.EqualFold(toolkit, "gtk") && strings.HasPrefix(version, "3.") {
 		var name string
 		if f, err := c.property(ctx, bus, registryRoot, ifAccessible, "Name", &name); f.fatal() {

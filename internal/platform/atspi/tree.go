@@ -131,7 +131,7 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 			continue
 		}
 		for _, t := range tops {
-			cands = append(cands, frameCandidate{node: t, relative: b.windowCoords})
+			cands = append(cands, frameCandidate{node: t, relative: b.relative})
 			walkers[t] = w
 		}
 	}
@@ -174,9 +174,15 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 			platform.ErrNoAccessibleTree, len(cands), pid, win.Title, win.Bounds)
 	}
 	bestW := walkers[best]
-	if bestW.bridge.windowCoords {
-		bestW.origin = &platform.Point{X: win.Bounds.X, Y: win.Bounds.Y}
-		c.rememberFrame(best.ref, win.Handle)
+	if bestW.bridge.relative {
+		if bestW.origin, err = c.windowOrigin(ctx, win, best, bestW.bridge); err != nil {
+			return platform.Tree{}, err
+		}
+		if o := bestW.origin; o != nil {
+			c.rememberFrame(best.ref, win.Handle, o.X-win.Bounds.X, o.Y-win.Bounds.Y, true)
+		} else {
+			c.rememberFrame(best.ref, win.Handle, 0, 0, false)
+		}
 	}
 	bestW.timings = append(bestW.timings, "frames", time.Since(start))
 	t, err := bestW.tree(ctx, best)
@@ -188,7 +194,7 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		}
 		shiftTree(t.Root, s)
 	}
-	if err == nil && bestW.bridge.windowCoords && c.opts.Popups != nil && !limits.Lean {
+	if err == nil && bestW.bridge.relative && bestW.origin != nil && c.opts.Popups != nil && !limits.Lean {
 		// GTK 4's popovers: placed where their surfaces are (popups.go).
 		if popups, perr := c.opts.Popups(ctx, win.Handle); perr == nil {
 			placePopups(t.Root, popups)
@@ -767,7 +773,7 @@ func (w *walker) accessibleProps(ctx context.Context, n *node) error {
 // bridge reports window-relative ones and the window's origin is not known (an element without
 // bounds, never one at the screen's corner).
 func (w *walker) screenRect(r *platform.Rect) *platform.Rect {
-	if r == nil || !w.bridge.windowCoords {
+	if r == nil || !w.bridge.relative {
 		return r
 	}
 	if w.origin == nil {

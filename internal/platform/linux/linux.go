@@ -1,4 +1,5 @@
-// Package linux is the Linux desktop backend: X11 for windows, displays and pixels, AT-SPI2 for
+// Package linux is the Linux desktop backend: a display server's half (X11, or a Wayland
+// compositor) for windows, displays, pixels, input and the clipboard, and AT-SPI2 for
 // accessibility trees, joined behind platform.Desktop.
 package linux
 
@@ -18,22 +19,40 @@ import (
 	"github.com/mcec/mcec/internal/a11yenv"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/atspi"
+	"github.com/mcec/mcec/internal/platform/wayland"
 	"github.com/mcec/mcec/internal/platform/x11"
 )
 
 // Config says which desktop to attach to.
 type Config struct {
-	Display     string // X display; "" = $DISPLAY
-	DBusAddress string // session bus; "" = $DBUS_SESSION_BUS_ADDRESS
+	Display string // X display; "" = $DISPLAY
+	// Wayland, when set, is the Wayland display socket (absolute) to attach to instead of X,
+	// and Sway the compositor's IPC socket (internal/platform/wayland).
+	Wayland, Sway string
+	DBusAddress   string // session bus; "" = $DBUS_SESSION_BUS_ADDRESS
 	// AtspiCallTimeout bounds each AT-SPI call: a hung application costs one of these.
 	AtspiCallTimeout time.Duration
 	Logger           *slog.Logger
 }
 
+// screen is the display server's half of the desktop: everything but the trees.
+type screen interface {
+	platform.WindowReader
+	platform.WindowOperator
+	platform.Capturer
+	platform.InputProvider
+	platform.Clipboard
+	// WindowManagerName names the window manager or compositor.
+	WindowManagerName(ctx context.Context) (string, error)
+	Close() error
+}
+
 // Desktop implements platform.Desktop.
 type Desktop struct {
 	cfg Config
-	x   *x11.Conn
+	x   screen
+	// a11yOpts are the accessibility client's options that depend on the display server.
+	a11yOpts atspi.Options
 
 	mu sync.Mutex
 	a  *atspi.Client // connected lazily: windows and pixels work even when the a11y bus does not
@@ -47,11 +66,20 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Wayland != "" {
+		w, err := wayland.Dial(ctx, wayland.Config{Socket: cfg.Wayland, Sway: cfg.Sway, Logger: cfg.Logger})
+		if err != nil {
+			return nil, err
+		}
+		// No Wayland client knows where its window is: every toolkit reports extents relative to
+		// its window, each from its own origin (the compositor's resolver places them).
+		return &Desktop{cfg: cfg, x: w, a11yOpts: atspi.Options{Window: w.Window, WindowLocal: true, Origin: w.Origin}}, nil
+	}
 	x, err := x11.Dial(ctx, cfg.Display)
 	if err != nil {
 		return nil, err
 	}
-	return &Desktop{cfg: cfg, x: x}, nil
+	return &Desktop{cfg: cfg, x: x, a11yOpts: atspi.Options{Window: x.Window, Popups: x.Popups}}, nil
 }
 
 func (d *Desktop) atspi(ctx context.Context) (*atspi.Client, error) {
@@ -60,9 +88,10 @@ func (d *Desktop) atspi(ctx context.Context) (*atspi.Client, error) {
 	if d.a != nil {
 		return d.a, nil
 	}
-	a, err := atspi.Connect(ctx, d.cfg.DBusAddress, atspi.Options{CallTimeout: d.cfg.AtspiCallTimeout, Logger: d.cfg.Logger,
-		WindowsOf: d.windowsOf, Window: d.x.Window, Popups: d.x.Popups, NoMirror: os.Getenv(EnvTreeMirror) == "off",
-		NoPeer: os.Getenv(EnvPeer) == "off"})
+	opts := d.a11yOpts
+	opts.CallTimeout, opts.Logger, opts.WindowsOf = d.cfg.AtspiCallTimeout, d.cfg.Logger, d.windowsOf
+	opts.NoMirror, opts.NoPeer = os.Getenv(EnvTreeMirror) == "off", os.Getenv(EnvPeer) == "off"
+	a, err := atspi.Connect(ctx, d.cfg.DBusAddress, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +143,7 @@ func (d *Desktop) PrimeTrees(ctx context.Context) context.Context {
 // Tree implements platform.Desktop: the AT-SPI application is found by the window's pid.
 func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.TreeLimits) (platform.Tree, error) {
 	if w.ProcessID == 0 {
-		return platform.Tree{}, fmt.Errorf("%w: window %d does not say which process owns it (no _NET_WM_PID, no X Resource pid); use capture and pixel input",
+		return platform.Tree{}, fmt.Errorf("%w: window %d does not say which process owns it (no pid from the window manager or the compositor); use capture and pixel input",
 			platform.ErrNoAccessibleTree, w.Handle)
 	}
 	t, err := withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Tree(ctx, w, limits) })

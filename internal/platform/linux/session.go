@@ -1,0 +1,67 @@
+package linux
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Session reads the user's desktop session from the environment (getenv): the X display,
+// or the Wayland and sway sockets, of the Config that attaches to it. A Wayland session of sway
+// (or another compositor speaking its IPC, found through SWAYSOCK or its socket in the runtime
+// directory) is driven natively; any other Wayland session falls back to its XWayland display,
+// where only X11 programs are seen (note says so), and fails without one; an X11 session is its
+// display. ok is false when the environment names no desktop at all.
+func Session(getenv func(string) string) (a Config, ok bool, note string, err error) {
+	a.Display = getenv("DISPLAY")
+	wl := getenv("WAYLAND_DISPLAY")
+	if wl == "" {
+		return a, a.Display != "", "", nil
+	}
+	runtime := getenv("XDG_RUNTIME_DIR")
+	if !filepath.IsAbs(wl) {
+		wl = filepath.Join(runtime, wl)
+	}
+	sway := getenv("SWAYSOCK")
+	if sway == "" {
+		sway = findSwaySocket(runtime)
+	}
+	if sway != "" {
+		a.Wayland, a.Sway, a.Display = wl, sway, ""
+		return a, true, "", nil
+	}
+	compositor := getenv("XDG_CURRENT_DESKTOP")
+	if compositor == "" {
+		compositor = "an unknown compositor"
+	}
+	if a.Display != "" {
+		return a, true, fmt.Sprintf("the Wayland session of %s offers no sway IPC: attached to its XWayland display %s, where only X11 programs are seen; native Wayland windows are out of reach",
+			compositor, a.Display), nil
+	}
+	return a, false, "", fmt.Errorf("the Wayland session of %s offers neither sway's IPC (SWAYSOCK) nor an XWayland display: "+
+		"mcec drives sway and other wlroots compositors with sway's IPC; KDE and GNOME sessions are not supported yet "+
+		"(run `mcec doctor`, or start a private desktop with --headless)", compositor)
+}
+
+// findSwaySocket is the one sway IPC socket in the runtime directory ("" when there is none, or
+// several: then SWAYSOCK must say which).
+func findSwaySocket(runtime string) string {
+	if runtime == "" {
+		return ""
+	}
+	ents, err := os.ReadDir(runtime)
+	if err != nil {
+		return ""
+	}
+	found := ""
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "sway-ipc.") && strings.HasSuffix(e.Name(), ".sock") && e.Type()&os.ModeSocket != 0 {
+			if found != "" {
+				return ""
+			}
+			found = filepath.Join(runtime, e.Name())
+		}
+	}
+	return found
+}

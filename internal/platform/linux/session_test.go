@@ -1,0 +1,59 @@
+package linux
+
+import (
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSession(t *testing.T) {
+	runtime := t.TempDir()
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{"XDG_RUNTIME_DIR": runtime}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	for _, tt := range []struct {
+		name   string
+		getenv func(string) string
+		want   Config
+		ok     bool
+		err    string
+	}{
+		{"nothing: a private desktop", env(), Config{}, false, ""},
+		{"X11", env("DISPLAY", ":3"), Config{Display: ":3"}, true, ""},
+		{"sway", env("WAYLAND_DISPLAY", "wayland-1", "SWAYSOCK", "/run/s.sock", "DISPLAY", ":0"),
+			Config{Wayland: filepath.Join(runtime, "wayland-1"), Sway: "/run/s.sock"}, true, ""},
+		{"sway, absolute socket", env("WAYLAND_DISPLAY", "/x/wl", "SWAYSOCK", "/run/s.sock"), Config{Wayland: "/x/wl", Sway: "/run/s.sock"}, true, ""},
+		{"another compositor with XWayland", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "KDE"),
+			Config{Display: ":0"}, true, ""},
+		{"another compositor without XWayland", env("WAYLAND_DISPLAY", "wayland-0", "XDG_CURRENT_DESKTOP", "GNOME"), Config{}, false, "GNOME"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok, _, err := Session(tt.getenv)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err %v, want one naming %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil || ok != tt.ok || got != tt.want {
+				t.Errorf("Session = %+v, %v, %v; want %+v, %v", got, ok, err, tt.want, tt.ok)
+			}
+		})
+	}
+
+	// Without SWAYSOCK, sway's socket in the runtime directory is found.
+	l, err := net.Listen("unix", filepath.Join(runtime, "sway-ipc.1000.42.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got, ok, _, err := Session(env("WAYLAND_DISPLAY", "wayland-1"))
+	if err != nil || !ok || got.Sway != l.Addr().String() {
+		t.Errorf("Session without SWAYSOCK = %+v, %v, %v; want sway at %s", got, ok, err, l.Addr())
+	}
+}

@@ -1,0 +1,254 @@
+package wayland
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/wayland/swayipc"
+)
+
+// A window's handle is its sway container id: unique for the compositor's life, never reused.
+
+// Windows lists the application windows in sway's tree: tiled ones first, then floating ones in
+// stacking order (bottom to top), as platform.WindowReader promises; scratchpad (minimized)
+// windows last.
+func (c *Conn) Windows(ctx context.Context) ([]platform.Window, error) {
+	views, err := c.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	parents := c.parents(ctx, views)
+	out := make([]platform.Window, 0, len(views))
+	for _, v := range views {
+		out = append(out, describe(v, parents))
+	}
+	return out, nil
+}
+
+// Window re-describes one window; ErrWindowClosed when sway no longer has it.
+func (c *Conn) Window(ctx context.Context, handle uint32) (platform.Window, error) {
+	views, err := c.views(ctx)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	for _, v := range views {
+		if uint32(v.Node.ID) == handle {
+			return describe(v, c.parents(ctx, views)), nil
+		}
+	}
+	return platform.Window{}, fmt.Errorf("%w: window %d", platform.ErrWindowClosed, handle)
+}
+
+// view is one application window of sway's tree, with the rectangle of its workspace.
+type view struct {
+	swayipc.View
+	workspace platform.Rect
+}
+
+// views reads sway's tree and returns its application windows in stacking order.
+func (c *Conn) views(ctx context.Context) ([]view, error) {
+	tree, err := c.ipc.Tree(ctx)
+	if err != nil {
+		return nil, c.ipcErr(err)
+	}
+	workspaces := map[string]platform.Rect{}
+	tree.Walk(func(n *swayipc.Node, _ []*swayipc.Node) bool {
+		if n.Type == "workspace" {
+			workspaces[n.Name] = rectOf(n.Rect)
+			return false
+		}
+		return true
+	})
+	// Scratchpad windows are not on screen: after everything that is.
+	var shown, hidden []view
+	for _, v := range tree.Views() {
+		if v.Scratchpad {
+			hidden = append(hidden, view{View: v})
+		} else {
+			shown = append(shown, view{View: v, workspace: workspaces[v.Workspace]})
+		}
+	}
+	return append(shown, hidden...), nil
+}
+
+// describe turns a sway view into a platform window; parents maps windows to the windows they
+// are transient for.
+func describe(v view, parents map[uint32]uint32) platform.Window {
+	n := v.Node
+	w := platform.Window{
+		Handle:     uint32(n.ID),
+		Title:      n.Name,
+		ProcessID:  n.PID,
+		Bounds:     clientArea(n),
+		Minimized:  v.Scratchpad,
+		Fullscreen: n.FullscreenMode != 0,
+		Focused:    n.Focused,
+		Type:       "normal",
+	}
+	switch {
+	case n.AppID != nil:
+		w.ClassName = *n.AppID
+	case n.WindowProperties != nil:
+		w.ClassName = n.WindowProperties.Class
+	}
+	if w.ProcessID > 0 {
+		w.ProcessName = processName(w.ProcessID)
+	}
+	// Maximized: mcec's desktop floats every window, so a tiled one was maximized (OpMaximize);
+	// on a tiling session a tiled window counts only when it fills its workspace.
+	w.Maximized = !v.Floating && !v.Scratchpad && w.Bounds == v.workspace
+	if p := parents[w.Handle]; p != 0 {
+		w.TransientFor, w.Type = p, "dialog"
+	}
+	return w
+}
+
+// clientArea is a view's client area in layout coordinates: the container's rectangle moved by
+// the view's offset in it (its border and title bar; none on mcec's desktop).
+func clientArea(n *swayipc.Node) platform.Rect {
+	if n.WindowRect.Width <= 0 || n.WindowRect.Height <= 0 {
+		return platform.Rect{X: n.Rect.X, Y: n.Rect.Y, Width: n.Rect.Width, Height: n.Rect.Height}
+	}
+	return platform.Rect{X: n.Rect.X + n.WindowRect.X, Y: n.Rect.Y + n.WindowRect.Y,
+		Width: n.WindowRect.Width, Height: n.WindowRect.Height}
+}
+
+// processName is /proc/PID/comm; "" when the process is gone.
+func processName(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Displays lists sway's active outputs. The output at the layout's origin is the primary one
+// (Wayland has no primary output); its working area is its current workspace's rectangle, which
+// leaves out bars and panels.
+func (c *Conn) Displays(ctx context.Context) (platform.Displays, error) {
+	outs, err := c.ipc.Outputs(ctx)
+	if err != nil {
+		return platform.Displays{}, c.ipcErr(err)
+	}
+	areas := map[string]platform.Rect{}
+	if tree, err := c.ipc.Tree(ctx); err == nil {
+		tree.Walk(func(n *swayipc.Node, parents []*swayipc.Node) bool {
+			if n.Type == "workspace" && len(parents) > 0 {
+				if o := parents[len(parents)-1]; o.Type == "output" && n.Visible != nil && *n.Visible {
+					areas[o.Name] = rectOf(n.Rect)
+				}
+			}
+			return n.Type != "workspace"
+		})
+	}
+	var ds platform.Displays
+	var all platform.Rect
+	primary := -1
+	for _, o := range outs {
+		if !o.Active {
+			continue
+		}
+		b := rectOf(o.Rect)
+		scale := o.Scale
+		if scale <= 0 {
+			scale = 1
+		}
+		m := platform.Monitor{Index: len(ds.Monitors), Name: o.Name, Bounds: b, WorkingArea: b,
+			Scale: math.Round(scale*100) / 100, DPI: math.Round(96*scale*100) / 100}
+		if a, ok := areas[o.Name]; ok && !a.Empty() && b.Contains(a) {
+			m.WorkingArea = a
+		}
+		if primary < 0 || b.X == 0 && b.Y == 0 {
+			primary = m.Index
+		}
+		ds.Monitors = append(ds.Monitors, m)
+		all = union(all, b)
+	}
+	if len(ds.Monitors) == 0 {
+		return platform.Displays{}, fmt.Errorf("%w: sway reports no active output", platform.ErrDisplayUnavailable)
+	}
+	ds.Monitors[primary].Primary = true
+	ds.VirtualBounds = all
+	return ds, nil
+}
+
+// parents maps each window that is transient for another (a dialog) to that window. sway's IPC
+// names the parent of Xwayland windows only (WM_TRANSIENT_FOR); for Wayland windows it comes
+// from wlr-foreign-toplevel, whose windows carry no id sway knows: they are matched by
+// application id and title, and only where that pair names one window on both sides.
+func (c *Conn) parents(ctx context.Context, views []view) map[uint32]uint32 {
+	out := map[uint32]uint32{}
+	byKey := map[[2]string][]uint32{}
+	for _, v := range views {
+		n := v.Node
+		if p := n.WindowProperties; p != nil && p.TransientFor != nil {
+			for _, o := range views {
+				if o.Node.Window != nil && *o.Node.Window == *p.TransientFor {
+					out[uint32(n.ID)] = uint32(o.Node.ID)
+				}
+			}
+		}
+		if n.AppID != nil {
+			k := [2]string{*n.AppID, n.Name}
+			byKey[k] = append(byKey[k], uint32(n.ID))
+		}
+	}
+	tops, err := c.wl.Toplevels(ctx)
+	if err != nil {
+		return out
+	}
+	topKey := map[uint32][2]string{}
+	topsOf := map[[2]string]int{}
+	for _, t := range tops {
+		k := [2]string{t.AppID, t.Title}
+		topKey[t.ID] = k
+		topsOf[k]++
+	}
+	for _, t := range tops {
+		k, pk := topKey[t.ID], topKey[t.Parent]
+		if t.Parent == 0 || topsOf[k] != 1 || topsOf[pk] != 1 || len(byKey[k]) != 1 || len(byKey[pk]) != 1 {
+			continue
+		}
+		out[byKey[k][0]] = byKey[pk][0]
+	}
+	return out
+}
+
+func rectOf(r swayipc.Rect) platform.Rect {
+	return platform.Rect{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height}
+}
+
+// union is the smallest rectangle holding a and b (a empty: b).
+func union(a, b platform.Rect) platform.Rect {
+	if a.Empty() {
+		return b
+	}
+	x0, y0 := min(a.X, b.X), min(a.Y, b.Y)
+	x1, y1 := max(a.X+a.Width, b.X+b.Width), max(a.Y+a.Height, b.Y+b.Height)
+	return platform.Rect{X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
+}
+
+// WatchWindows reports changes of sway's windows and workspaces, coalesced: one value per burst,
+// never queued without bound, until ctx ends.
+func (c *Conn) WatchWindows(ctx context.Context) (<-chan struct{}, error) {
+	events, err := swayipc.Subscribe(ctx, c.cfg.Sway, "window", "workspace")
+	if err != nil {
+		return nil, c.ipcErr(err)
+	}
+	out := make(chan struct{}, 1)
+	go func() {
+		defer close(out)
+		for range events {
+			select {
+			case out <- struct{}{}:
+			default: // a wake-up is pending already
+			}
+		}
+	}()
+	return out, nil
+}
