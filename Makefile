@@ -5,7 +5,8 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/mcec/mcec/internal/daemon.Version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-# What the private desktop needs from Debian, and what the tests add: x11-utils (xmessage, an app
+# What the private desktops need from Debian (sway is the Wayland one's compositor), and what the
+# tests add: x11-utils (xmessage, an app
 # without a tree), xterm (another), python3-gi with GTK 3 (small test apps), gcc (the race
 # detector). tesseract-ocr is get-text's OCR engine.
 # The reach suite (internal/reach, docs/reach.md) adds one app of each toolkit: gir1.2-gtk-4.0 (its
@@ -13,14 +14,19 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # featherpad (a real Qt 5 app); chromium and firefox-esr (its web form); libreoffice-writer,
 # libreoffice-calc and libreoffice-gtk3 (Writer and Calc, on the VCL plugin that has an AT-SPI
 # bridge); default-jre with libatk-wrapper-java and its -jni (a Swing form and the ATK wrapper that
-# publishes its tree); tk8.6 (wish, a Tk form without a tree).
+# publishes its tree); tk8.6 (wish, a Tk form without a tree); qtwayland5 and qt6-wayland (Qt's
+# Wayland platform plugins, for the reach suite's Wayland rows).
 # The task suite (internal/tasks, docs/tasks.md) adds galculator (a real GTK 3 calculator); the
-# tools' tests add zenity (a real GTK 3 save file chooser).
-DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3-examples tesseract-ocr
+# tools' tests add zenity (a real GTK 3 save file chooser). The Wayland client's tests compare with
+# grim (screencopy) and wl-clipboard (data-control).
+DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox sway gtk-3-examples tesseract-ocr
 REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 featherpad chromium firefox-esr \
-	libreoffice-writer libreoffice-calc libreoffice-gtk3 default-jre libatk-wrapper-java libatk-wrapper-java-jni tk8.6
+	libreoffice-writer libreoffice-calc libreoffice-gtk3 default-jre libatk-wrapper-java libatk-wrapper-java-jni tk8.6 \
+	qtwayland5 qt6-wayland
 TASKS_PACKAGES   := galculator zenity
-TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES) $(TASKS_PACKAGES)
+WAYLAND_TEST_PACKAGES := grim wl-clipboard
+TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES) $(TASKS_PACKAGES) \
+	$(WAYLAND_TEST_PACKAGES)
 # What make bench compares mcec with: pyatspi, ImageMagick (import, convert), xdotool, xwd.
 BENCH_PACKAGES   := $(TEST_PACKAGES) python3-pyatspi imagemagick xdotool x11-apps
 export CGO_ENABLED := 0

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcec/mcec/internal/doctor"
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/platform/linux"
 )
 
 func newDoctorCmd(g *globalOptions, st *streams) *cobra.Command {
@@ -20,25 +21,36 @@ func newDoctorCmd(g *globalOptions, st *streams) *cobra.Command {
 Composite, MIT-SHM, RANDR), the window manager, the accessibility bus (and org.a11y.Status's
 IsEnabled and ScreenReaderEnabled), the applications registered on it, and every window's tree:
 which windows have none or only a skeleton, why (no bridge, accessibility switched off, still
-registering), and the fix. Without DISPLAY, or with --headless, it checks a private desktop it
-starts for the purpose. Exit 1 when a check fails.`,
+registering), and the fix. In a Wayland session of sway it checks the compositor and the
+protocols mcec uses instead of X. Without DISPLAY or WAYLAND_DISPLAY, or with --headless, it
+checks a private desktop it starts for the purpose (--desktop wayland: a Wayland one). Exit 1
+when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			target := doctor.Target{}
-			if g.headless || os.Getenv("DISPLAY") == "" {
+			session, attach, note, serr := linux.Session(os.Getenv)
+			switch {
+			case !g.headless && serr != nil:
+				// A Wayland session mcec cannot drive: the compositor check says so.
+				target.Wayland = os.Getenv("WAYLAND_DISPLAY")
+			case !g.headless && attach:
+				target = doctor.Target{Display: session.Display, Wayland: session.Wayland, Sway: session.Sway}
+				if note != "" {
+					fmt.Fprintln(st.err, "note:", note)
+				}
+			default:
 				opts, err := g.privateDesktop(st.err)
 				if err != nil {
 					return err
 				}
-				if len(headless.MissingPrograms()) == 0 {
+				target = doctor.Target{Private: true, Kind: opts.Kind}
+				if len(headless.MissingFor(opts.Kind)) == 0 {
 					d, err := headless.Start(cmd.Context(), opts)
 					if err != nil {
 						return fmt.Errorf("start a private desktop to check: %w", err)
 					}
 					defer d.Stop()
-					target = doctor.Target{Display: d.Display(), DBusAddress: d.DBusAddress(), Private: true}
-				} else {
-					target.Private = true
+					target.Display, target.Wayland, target.Sway, target.DBusAddress = d.Display(), d.WaylandSocket(), d.SwaySocket(), d.DBusAddress()
 				}
 			}
 			r := doctor.Run(cmd.Context(), target)

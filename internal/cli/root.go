@@ -47,6 +47,7 @@ type streams struct {
 type globalOptions struct {
 	headless    bool
 	screen      string
+	desktop     string // --desktop: the kind of private desktop
 	noGLX       bool
 	sessionsDir string
 	logLevel    string
@@ -117,6 +118,7 @@ AT-SPI, openbox) and stops it on exit.`,
 	pf := root.PersistentFlags()
 	pf.BoolVar(&g.headless, "headless", false, "start a private headless desktop even when DISPLAY is set")
 	pf.StringVar(&g.screen, "screen", "1280x800x24", "geometry of the private desktop, WxHxDEPTH")
+	pf.StringVar(&g.desktop, "desktop", envOr("MCEC_DESKTOP", "x11"), "kind of private desktop: x11 (Xvfb and openbox) or wayland (headless sway; apps run natively on Wayland) (env MCEC_DESKTOP)")
 	pf.BoolVar(&g.noGLX, "no-glx", false, "start the private desktop's X server without GLX: about 40 MB less resident memory per desktop, for apps that need no OpenGL (docs/scale.md)")
 	pf.IntVar(&g.provisionWarm, "provision-warm", 0, "with --allow-provisioning: keep this many instances started ahead, so provision-session answers at once (each costs an idle instance's memory; docs/scale.md)")
 	pf.StringVar(&g.sessionsDir, "sessions-dir", envOr("MCEC_SESSIONS_DIR", ""), "directory for session artifacts (default $XDG_STATE_HOME/mcec/sessions; env MCEC_SESSIONS_DIR)")
@@ -154,14 +156,22 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	if _, err := fmt.Sscanf(g.screen, "%dx%dx%d", &w, &h, &depth); err != nil || w < 64 || h < 64 || w > 16384 || h > 16384 {
 		return daemon.Config{}, usageError{fmt.Errorf("--screen %q: want WxHxDEPTH, e.g. 1280x800x24", g.screen)}
 	}
+	kind, err := headless.ParseKind(g.desktop)
+	if err != nil {
+		return daemon.Config{}, usageError{fmt.Errorf("--desktop: %w", err)}
+	}
 	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log,
-		Screen: headless.Options{Width: w, Height: h, Depth: depth, NoGLX: g.noGLX}}
+		Screen: headless.Options{Kind: kind, Width: w, Height: h, Depth: depth, NoGLX: g.noGLX}}
 	if g.provisionWarm < 0 || g.provisionWarm > provision.DefaultMaxInstances {
 		return daemon.Config{}, usageError{fmt.Errorf("--provision-warm %d: want 0-%d", g.provisionWarm, provision.DefaultMaxInstances)}
 	}
 	cfg.Provision.Warm = g.provisionWarm
+	// Instances are desktops like this one.
 	if g.noGLX {
-		cfg.Provision.ServeArgs = []string{"--no-glx"} // instances are desktops like this one
+		cfg.Provision.ServeArgs = append(cfg.Provision.ServeArgs, "--no-glx")
+	}
+	if kind != headless.X11 {
+		cfg.Provision.ServeArgs = append(cfg.Provision.ServeArgs, "--desktop", string(kind))
 	}
 	cfg.Commands.File = g.commands
 	cfg.NoConsentDialog = g.noDialog

@@ -43,10 +43,10 @@ import (
 
 // Config is the daemon's configuration, already merged from flags and environment.
 type Config struct {
-	// Headless forces a private desktop even when DISPLAY is set. Without DISPLAY mcec always
-	// starts one.
+	// Headless forces a private desktop even when DISPLAY or WAYLAND_DISPLAY is set. Without
+	// either mcec always starts one (attach.go says which session it attaches to otherwise).
 	Headless bool
-	// Screen is the private desktop's geometry (default 1280x800x24).
+	// Screen is the private desktop's kind and geometry (default X11, 1280x800x24).
 	Screen headless.Options
 	// SessionsDir holds the session artifact directories (default: $XDG_STATE_HOME/mcec/sessions).
 	SessionsDir string
@@ -135,12 +135,26 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		}
 	}()
 
-	display, bus := os.Getenv("DISPLAY"), os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	bus := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	var display, wayland, sway string // the X display, or a Wayland desktop's sockets
+	var at linux.Config
+	attach := false
+	if cfg.Desktop == nil && !cfg.Headless {
+		var note string
+		if at, attach, note, err = linux.Session(os.Getenv); err != nil {
+			return nil, err
+		}
+		if note != "" {
+			log.Warn(note)
+		}
+	}
 	switch {
 	case cfg.Desktop != nil:
-		display = "" // nothing of the daemon's own may open one
 		log.Info("serving a given desktop backend")
-	case cfg.Headless || display == "":
+	case attach:
+		display, wayland, sway = at.Display, at.Wayland, at.Sway
+		log.Info("attached to the existing desktop", "display", display, "wayland", wayland)
+	default:
 		opts := cfg.Screen
 		opts.Logger = log
 		d.Private, err = headless.Start(ctx, opts)
@@ -148,13 +162,12 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 			return nil, fmt.Errorf("start the private desktop: %w", err)
 		}
 		display, bus, d.env = d.Private.Display(), d.Private.DBusAddress(), d.Private.Env()
-		log.Info("private desktop started", "display", display)
-	default:
-		log.Info("attached to the existing desktop", "display", display)
+		wayland, sway = d.Private.WaylandSocket(), d.Private.SwaySocket()
+		log.Info("private desktop started", "kind", d.Private.Kind(), "display", display, "wayland", wayland)
 	}
 
 	if d.Desktop = cfg.Desktop; d.Desktop == nil {
-		if d.Desktop, err = linux.Open(ctx, linux.Config{Display: display, DBusAddress: bus, Logger: log}); err != nil {
+		if d.Desktop, err = linux.Open(ctx, linux.Config{Display: display, Wayland: wayland, Sway: sway, DBusAddress: bus, Logger: log}); err != nil {
 			return nil, err
 		}
 	}

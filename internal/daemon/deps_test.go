@@ -109,6 +109,9 @@ var rules = map[string]rule{
 	"internal/xgbext":                {bans: everything},
 	"internal/xinput2":               {bans: everything},
 	"internal/heldinput":             {only: []string{"internal/xinput2", "internal/xgbext"}},
+	"internal/keysym":                {bans: everything},
+	// The Wayland client side (wire protocol, protocol tables, compositor IPC) knows nothing of mcec.
+	"internal/wayland": {only: []string{"internal/wayland/wire"}},
 	// Test fixtures, test suites and developer tooling: anything may be below them, and the
 	// product may not depend on them (fixtures below).
 	"internal/testdesk":  {},

@@ -1,6 +1,6 @@
 // Package doctor checks what a newcomer trips on before mcec can see and drive a desktop, and
 // says how to fix each failure: programs installed, display reachable, the X extensions mcec
-// uses, a window manager, the accessibility bus and its org.a11y.Status switches, and
+// uses (or, on Wayland, the compositor and the protocols it offers), a window manager, the accessibility bus and its org.a11y.Status switches, and
 // applications registered on it, and every window's tree (missing, skeleton, not ready, with the
 // fix).
 package doctor
@@ -19,6 +19,7 @@ import (
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/atspi"
+	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/platform/x11"
 )
 
@@ -44,6 +45,7 @@ type Check struct {
 // Report is every check, in order.
 type Report struct {
 	Display string  `json:"display"`
+	Wayland string  `json:"wayland,omitempty"`
 	Checks  []Check `json:"checks"`
 }
 
@@ -61,8 +63,13 @@ func (r Report) Failed() bool {
 type Target struct {
 	Display     string // "" = $DISPLAY
 	DBusAddress string // "" = $DBUS_SESSION_BUS_ADDRESS
-	// Private is true when mcec started this desktop itself (missing programs then fail).
+	// Private is true when mcec started this desktop itself (missing programs then fail), and
+	// Kind is then its kind.
 	Private bool
+	Kind    headless.Kind
+	// Wayland and Sway, when set, are a Wayland desktop's display and IPC sockets (absolute):
+	// its checks replace the X ones.
+	Wayland, Sway string
 }
 
 // stepTimeout bounds each check: a hung bus or server costs one of these.
@@ -73,7 +80,12 @@ func Run(ctx context.Context, t Target) Report {
 	r := Report{Display: t.Display}
 	add := func(c Check) { r.Checks = append(r.Checks, c) }
 
-	add(programs(t.Private))
+	if t.Wayland != "" || t.Private && t.Kind == headless.Wayland {
+		r.Wayland = t.Wayland
+		runWayland(ctx, t, add)
+		return r
+	}
+	add(programsFor(headless.X11, t.Private))
 
 	display := t.Display
 	if display == "" {
@@ -100,14 +112,18 @@ func Run(ctx context.Context, t Target) Report {
 	add(a11yBus(ctx, t.DBusAddress))
 	add(a11yStatus(ctx, t.DBusAddress, t.Private))
 	add(apps(ctx, t.DBusAddress))
-	add(windowTrees(ctx, display, t.DBusAddress))
+	add(windowTrees(ctx, linux.Config{Display: display, DBusAddress: t.DBusAddress}))
 	return r
 }
 
-func programs(private bool) Check {
-	missing := headless.MissingPrograms()
+func programsFor(kind headless.Kind, private bool) Check {
+	missing := headless.MissingFor(kind)
 	if len(missing) == 0 {
-		return Check{Name: "programs", Status: OK, Detail: "Xvfb, dbus-daemon, at-spi-bus-launcher and openbox are installed"}
+		server := "Xvfb, dbus-daemon, at-spi-bus-launcher and openbox"
+		if kind == headless.Wayland {
+			server = "sway, dbus-daemon and at-spi-bus-launcher"
+		}
+		return Check{Name: "programs", Status: OK, Detail: server + " are installed"}
 	}
 	var progs, pkgs []string
 	for _, m := range missing {

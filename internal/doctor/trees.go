@@ -21,10 +21,11 @@ const treeWait = 5 * time.Second
 // accessibility), a toolkit started with accessibility off, an application still registering,
 // one that does not answer. Windows of programs that have no accessibility bridge at all (a
 // terminal, Tk) are listed but are no problem: capture and pixel input serve them.
-func windowTrees(ctx context.Context, display, busAddr string) Check {
+func windowTrees(ctx context.Context, cfg linux.Config) Check {
 	ctx, cancel := context.WithTimeout(ctx, treeWait+stepTimeout)
 	defer cancel()
-	d, err := linux.Open(ctx, linux.Config{Display: display, DBusAddress: busAddr, AtspiCallTimeout: 2 * time.Second})
+	cfg.AtspiCallTimeout = 2 * time.Second
+	d, err := linux.Open(ctx, cfg)
 	if err != nil {
 		return Check{Name: "window-trees", Status: Skip, Detail: err.Error()}
 	}
