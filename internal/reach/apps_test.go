@@ -3,7 +3,11 @@ package reach_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/mcec/mcec/internal/headless"
 )
 
 // app is one application of one toolkit, how it is started (plainly, as a user would: mcec's
@@ -19,6 +23,8 @@ type app struct {
 	title         string // a substring of the main window's title once it is ready
 	table         []expectation
 	drive         func(r *run)
+	// desktop is the kind of private desktop it runs on ("": X11).
+	desktop headless.Kind
 }
 
 // common are the checks every app with a tree gets.
@@ -51,12 +57,14 @@ func apps(t *testing.T, dir string) []*app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "firefox"), 0o700); err != nil { // --profile wants it to exist
-		t.Fatal(err)
+	for _, p := range []string{"firefox", "firefox-wayland"} {
+		if err := os.MkdirAll(filepath.Join(dir, p), 0o700); err != nil { // --profile wants it to exist
+			t.Fatal(err)
+		}
 	}
 	py := "/usr/bin/python3" // Debian's, with python3-gi and PyQt
 	page := "file://" + filepath.Join(data, "form.html")
-	return []*app{
+	x11 := []*app{
 		{name: "GTK3", toolkit: "GTK 3", program: "testdata/gtk3_form.py (python3-gi)",
 			argv: []string{py, filepath.Join(data, "gtk3_form.py")}, launchTimeout: 15000, title: "Reach GTK3 Form",
 			table: table(formChecks), drive: func(r *run) { r.form(false) }},
@@ -116,4 +124,29 @@ func apps(t *testing.T, dir string) []*app {
 			table: table([]check{cLaunch, cPID, cNoTree, cCapture, cOCR, cSurvive}),
 			drive: func(r *run) { r.pixels(false) }},
 	}
+	return append(x11, onWayland(x11, "GTK3", "GTK4", "GTK4-demo", "Qt5", "Qt6", "Qt5-featherpad", "Chromium", "Firefox")...)
+}
+
+// onWayland makes the apps named run natively on a private Wayland desktop (headless sway) too,
+// with the same checks: rows of their own, named "… (Wayland)".
+func onWayland(apps []*app, names ...string) []*app {
+	var out []*app
+	for _, a := range apps {
+		if !slices.Contains(names, a.name) {
+			continue
+		}
+		w := *a
+		w.name += "-Wayland"
+		w.toolkit += " (Wayland)"
+		w.desktop = headless.Wayland
+		w.argv = slices.Clone(a.argv)
+		for i, arg := range w.argv {
+			// Profiles of their own: the X11 row's may still be in use.
+			if strings.HasPrefix(arg, "--user-data-dir=") || i > 0 && w.argv[i-1] == "--profile" {
+				w.argv[i] = strings.TrimSuffix(arg, "/") + "-wayland"
+			}
+		}
+		out = append(out, &w)
+	}
+	return out
 }

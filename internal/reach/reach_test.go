@@ -6,6 +6,7 @@
 package reach_test
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -33,8 +34,10 @@ type outcomeOf struct {
 }
 
 func TestReach(t *testing.T) {
-	if miss := headless.MissingPrograms(); len(miss) > 0 {
-		t.Fatalf("the private desktop needs %v (make test-deps)", miss)
+	for _, kind := range []headless.Kind{headless.X11, headless.Wayland} {
+		if miss := headless.MissingFor(kind); len(miss) > 0 {
+			t.Fatalf("the private %s desktop needs %v (make test-deps)", kind, miss)
+		}
 	}
 	all := apps(t, t.TempDir())
 	var (
@@ -71,7 +74,7 @@ func TestReach(t *testing.T) {
 			defer func() { <-slots }()
 			began := time.Now()
 			res := newResults()
-			r := &run{t: t, k: newDesk(t), a: a, res: res}
+			r := &run{t: t, k: newDesk(t, cmp.Or(a.desktop, headless.X11)), a: a, res: res}
 			defer func() {
 				res.verdict(t, a.table)
 				mu.Lock()

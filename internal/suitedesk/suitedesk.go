@@ -16,16 +16,20 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/safety"
 )
 
-// Start runs a daemon on a private desktop of its own with every tool allowed, closed when the
-// test ends.
-func Start(t testing.TB) *daemon.Daemon {
+// Start runs a daemon on a private X11 desktop of its own with every tool allowed, closed when
+// the test ends.
+func Start(t testing.TB) *daemon.Daemon { return StartKind(t, headless.X11) }
+
+// StartKind is Start on a private desktop of the given kind.
+func StartKind(t testing.TB, kind headless.Kind) *daemon.Daemon {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	d, err := daemon.Start(ctx, daemon.Config{Headless: true, SessionsDir: t.TempDir(),
+	d, err := daemon.Start(ctx, daemon.Config{Headless: true, SessionsDir: t.TempDir(), Screen: headless.Options{Kind: kind},
 		Safety: safety.Settings{AllowAll: true}, NoConsentDialog: true})
 	if err != nil {
 		t.Fatalf("daemon on a private desktop: %v", err)

@@ -42,8 +42,8 @@ type Options struct {
 	WindowLocal bool
 	// Origin finds where on screen a window-relative frame's (0,0) lies, from the window, the
 	// frame's extents as its toolkit reported them (a GTK 3 frame on Wayland includes its
-	// client-side shadow) and, when the frame's size differs from the window's, its first
-	// children's (a header bar spans the client area); ok false when no rule fits: the tree then
+	// client-side shadow) and, when the frame's size differs from the window's, those of the
+	// objects right below it (a header bar spans the client area); ok false when no rule fits: the tree then
 	// has no bounds rather than wrong ones. nil: the window's own origin.
 	Origin func(w platform.Window, frame platform.Rect, children []platform.Rect) (origin platform.Point, ok bool)
 	// NoMirror makes every Tree walk the application, never answering from the warm mirror

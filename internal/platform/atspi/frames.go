@@ -218,8 +218,8 @@ func (c *Client) rememberFrame(frame objRef, handle uint32, dx, dy int, placed b
 }
 
 // windowOrigin is where on screen the (0,0) of the window-relative frame of window win lies:
-// the window's origin, or what Options.Origin makes of it from the frame's extents (and its
-// first children's when the frame is not the window's size); nil when no rule fits.
+// the window's origin, or what Options.Origin makes of it from the frame's extents (and those of
+// the objects right below it when the frame is not the window's size); nil when no rule fits.
 func (c *Client) windowOrigin(ctx context.Context, win platform.Window, frame *node, b bridge) (*platform.Point, error) {
 	o := platform.Point{X: win.Bounds.X, Y: win.Bounds.Y}
 	if c.opts.Origin == nil {
@@ -230,18 +230,27 @@ func (c *Client) windowOrigin(ctx context.Context, win platform.Window, frame *n
 	}
 	var kids []platform.Rect
 	if frame.extents.Width != win.Bounds.Width || frame.extents.Height != win.Bounds.Height {
-		refs, _, f, err := c.children(ctx, frame.ref)
-		if err != nil && f.fatal() {
-			return nil, err
-		}
-		for _, k := range refs[:min(len(refs), originChildren)] {
-			r, ok, f, err := c.extents(ctx, k, b.coordType())
-			if err != nil && f.fatal() {
-				return nil, err
+		// Breadth first below the frame: Chromium's client area is its frame's great-grandchild.
+		level := []objRef{frame.ref}
+		for depth := 0; depth < originDepth && len(level) > 0 && len(kids) < originObjects; depth++ {
+			var next []objRef
+			for _, r := range level {
+				refs, _, f, err := c.children(ctx, r)
+				if err != nil && f.fatal() {
+					return nil, err
+				}
+				for _, k := range refs[:min(len(refs), originObjects-len(kids))] {
+					e, ok, f, err := c.extents(ctx, k, b.coordType())
+					if err != nil && f.fatal() {
+						return nil, err
+					}
+					if rect := extentsRect(e); ok && rect != nil {
+						kids = append(kids, *rect)
+					}
+					next = append(next, k)
+				}
 			}
-			if rect := extentsRect(r); ok && rect != nil {
-				kids = append(kids, *rect)
-			}
+			level = next
 		}
 	}
 	o, ok := c.opts.Origin(win, *frame.extents, kids)
@@ -251,9 +260,12 @@ func (c *Client) windowOrigin(ctx context.Context, win platform.Window, frame *n
 	return &o, nil
 }
 
-// originChildren is how many of a frame's children windowOrigin reads: the header bar or
-// content that spans the client area comes first.
-const originChildren = 4
+// How far below a frame, and how many objects, windowOrigin reads for the one that spans the
+// client area (GTK 3's header bar is a child, Chromium's client view a great-grandchild).
+const (
+	originDepth   = 3
+	originObjects = 24
+)
 
 // maxAncestors bounds the walk up from an element to its frame.
 const maxAncestors = 64

@@ -9,21 +9,21 @@ import "github.com/mcec/mcec/internal/platform"
 // from the surface, which is the client area; GTK 3 windows that draw their own title bar
 // (a header bar) from the surface including the client-side shadow around the client area
 // (gtk3-widget-factory: frame 1467x784 for a 1415x732 window, shadow 26 at the sides, 23 above
-// and 29 below).
+// and 29 below; Chromium 156: 1050x780 for 1018x738, 16 at the sides, 10 above, 32 below).
 //
 // sway reports the client area (the xdg window geometry) but not the surface, so the rule is
 // read from the frame's size against the area's:
 //   - the same size: the origin is the client area's;
 //   - larger: a shadow around the area. Its top and bottom differ, so the offset is taken from
-//     the frame's child that spans the client area's width (the header bar, or the content)
-//     and sits where a shadow of equal sides would put it horizontally;
+//     the object below the frame that spans the client area's width (GTK 3's header bar,
+//     Chromium's client view) and sits where a shadow of equal sides would put it;
 //   - anything else: no rule fits, and the tree has no bounds rather than wrong ones.
 func (c *Conn) Origin(w platform.Window, frame platform.Rect, children []platform.Rect) (platform.Point, bool) {
 	return origin(w.Bounds, frame, children)
 }
 
-// origin applies Origin's rules to the client area a, the frame's extents f and its first
-// children's.
+// origin applies Origin's rules to the client area a, the frame's extents f and those of the
+// objects below it.
 func origin(a, f platform.Rect, children []platform.Rect) (platform.Point, bool) {
 	if a.Empty() || f.Empty() {
 		return platform.Point{}, false

@@ -7,9 +7,11 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -30,41 +32,72 @@ const magic = "i3-ipc"
 // maxPayload bounds a message: a tree of a busy session is a few hundred KB.
 const maxPayload = 64 << 20
 
-// Conn is one request connection. It is safe for concurrent use: requests take turns.
+// Conn is one request connection. It is safe for concurrent use: requests take turns. A request
+// cut short (its context ended mid-reply) leaves the connection unusable: the next request dials
+// again.
 type Conn struct {
-	mu sync.Mutex
-	c  net.Conn
+	path string
+
+	mu     sync.Mutex
+	c      net.Conn // nil after a failure, until the next request
+	closed bool
 }
 
 // Dial connects to sway's IPC socket at path.
 func Dial(ctx context.Context, path string) (*Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", path)
-	if err != nil {
+	c := &Conn{path: path}
+	if err := c.dial(ctx); err != nil {
 		return nil, err
 	}
-	return &Conn{c: c}, nil
+	return c, nil
+}
+
+func (c *Conn) dial(ctx context.Context) error {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", c.path)
+	if err != nil {
+		return err
+	}
+	c.c = nc
+	return nil
 }
 
 // Close closes the connection.
-func (c *Conn) Close() error { return c.c.Close() }
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.c == nil {
+		return nil
+	}
+	return c.c.Close()
+}
 
 // request sends one message and reads its reply, within ctx.
 func (c *Conn) request(ctx context.Context, typ uint32, payload []byte) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = c.c.SetDeadline(dl)
-	} else {
-		_ = c.c.SetDeadline(time.Time{})
+	if c.closed {
+		return nil, net.ErrClosed
 	}
-	stop := context.AfterFunc(ctx, func() { _ = c.c.SetDeadline(time.Now()) })
+	if c.c == nil {
+		if err := c.dial(ctx); err != nil {
+			return nil, err
+		}
+	}
+	nc := c.c
+	if dl, ok := ctx.Deadline(); ok {
+		_ = nc.SetDeadline(dl)
+	} else {
+		_ = nc.SetDeadline(time.Time{})
+	}
+	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
 	defer stop()
-	if err := writeMessage(c.c, typ, payload); err != nil {
+	if err := writeMessage(nc, typ, payload); err != nil {
 		return nil, c.fail(ctx, err)
 	}
 	for {
-		got, body, err := readMessage(c.c)
+		got, body, err := readMessage(nc)
 		if err != nil {
 			return nil, c.fail(ctx, err)
 		}
@@ -76,9 +109,14 @@ func (c *Conn) request(ctx context.Context, typ uint32, payload []byte) ([]byte,
 }
 
 // fail turns an I/O error that ctx caused into ctx's error. The connection is then unusable
-// (a reply may be half read), so it is closed.
+// (a reply may be half read), so it is closed; the next request dials again.
 func (c *Conn) fail(ctx context.Context, err error) error {
 	c.c.Close()
+	c.c = nil
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// Only ctx sets deadlines here; its own timer may fire a hair later.
+		<-ctx.Done()
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -223,15 +261,16 @@ func Subscribe(ctx context.Context, path string, events ...string) (<-chan Event
 		c.Close()
 		return nil, fmt.Errorf("swayipc: subscription to %v refused", events)
 	}
-	_ = c.c.SetDeadline(time.Time{})
+	nc := c.c
+	_ = nc.SetDeadline(time.Time{})
 	out := make(chan Event, 16)
-	stop := context.AfterFunc(ctx, func() { c.c.Close() })
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	go func() {
 		defer close(out)
 		defer stop()
-		defer c.c.Close()
+		defer nc.Close()
 		for {
-			typ, body, err := readMessage(c.c)
+			typ, body, err := readMessage(nc)
 			if err != nil {
 				return
 			}
