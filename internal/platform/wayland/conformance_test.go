@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/platform/platformtest"
 	"github.com/mcec/mcec/internal/testdesk"
@@ -36,4 +37,79 @@ func TestConformance(t *testing.T) {
 		return platformtest.Harness{Desktop: open(t), Start: testdesk.GTKScene,
 			NoDialogParent: "sway 1.7 names the parent of Xwayland windows only, and sends no wlr-foreign-toplevel parent (newer wlroots compositors do)"}
 	})
+}
+
+// TestTypeAnyCharacter types characters of no one layout into a GTK 3 entry through the
+// virtual keyboard, and a chord selects them all (Control through the modifiers).
+func TestTypeAnyCharacter(t *testing.T) {
+	d := open(t)
+	app := testdesk.GTKScene(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var win platform.Window
+	testdesk.WaitFor(t, 10*time.Second, "no scene window", func() bool {
+		ws, err := d.Windows(ctx)
+		for _, w := range ws {
+			if err == nil && w.ProcessID == app.PID() && w.Title == platformtest.Title {
+				win = w
+				return true
+			}
+		}
+		return false
+	})
+	tr, err := d.Tree(ctx, win, platform.TreeLimits{MaxDepth: 64, MaxNodes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := findRole(tr.Root, "text")
+	if entry == nil {
+		t.Fatal("no text field")
+	}
+	if _, err := d.Act(ctx, entry.Ref, platform.ActSetValue, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Act(ctx, entry.Ref, platform.ActSetFocus, ""); err != nil {
+		t.Fatal(err)
+	}
+	const text = "Grüße-1 € ok; Ωmega"
+	if err := d.Input().Type(ctx, text); err != nil {
+		t.Fatal(err)
+	}
+	value := func() string {
+		el, err := d.Element(ctx, entry.Ref)
+		if err != nil || el.Node.Value == nil {
+			return ""
+		}
+		return *el.Node.Value
+	}
+	testdesk.WaitFor(t, 10*time.Second, "the typed text never arrived exactly", func() bool { return value() == text })
+	// Select all, then type over it: Control reaches the application as a modifier.
+	if err := d.Input().Chord(ctx, "Control_L", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Input().Type(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	last := ""
+	defer func() {
+		if t.Failed() {
+			t.Logf("the text field read %q", last)
+		}
+	}()
+	testdesk.WaitFor(t, 10*time.Second, "Control+a then x did not replace the text", func() bool { last = value(); return last == "x" })
+	if held, err := d.Input().Held(ctx); err != nil || len(held) != 0 {
+		t.Errorf("held %v (%v) after the gestures", held, err)
+	}
+}
+
+func findRole(n *platform.Node, role string) *platform.Node {
+	if n.Role == role {
+		return n
+	}
+	for _, k := range n.Children {
+		if f := findRole(k, role); f != nil {
+			return f
+		}
+	}
+	return nil
 }

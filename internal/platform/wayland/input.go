@@ -23,8 +23,11 @@ import (
 //   - a press right behind the motion reaches the surface under the old position: every event
 //     is followed by a round trip (wlclient), so the compositor has handled the motion first;
 //   - a press is held pressHold, which every toolkit took as a click;
-//   - keys are typed through keymaps uploaded for the characters at hand, one keysym per
-//     keycode, whatever the user's layout.
+//   - keys are typed through keymaps of mcec's own, one keysym per keycode, whatever the user's
+//     layout. A keysym keeps its keycode for as long as it can: the first keymap holds ASCII and
+//     the keys chords use, others are added behind them as text needs them. Toolkits cache what
+//     a keycode means (GTK 3 matched Control+a to the key that typed another letter a keymap
+//     before, and did not select all), so a keycode that changed meaning would break them.
 //
 // wlroots reports no pointer position to clients, so Pointer reports where mcec put it last.
 const (
@@ -35,8 +38,9 @@ const (
 	// releaseLimit bounds the clean-up of a gesture (releases), which runs on a fresh context
 	// because the caller's may be what ended the gesture.
 	releaseLimit = 2 * time.Second
-	// keymapSize is how many keysyms one uploaded keymap holds; longer text is typed in chunks.
-	keymapSize = 128
+	// keymapSize is how many keysyms one uploaded keymap holds (XKB keycodes 9 to 255); text
+	// with more distinct characters than fit beside the base keymap is typed in chunks.
+	keymapSize = 240
 	maxScroll  = 100
 )
 
@@ -96,7 +100,9 @@ func newInput(c *Conn) *input {
 	// Made now so that the seat's new capabilities reach applications before the first gesture.
 	ctx, cancel := context.WithTimeout(context.Background(), releaseLimit)
 	defer cancel()
-	in.devices(ctx)
+	if in.devices(ctx) == nil {
+		_ = in.load(ctx, nil) // the base keymap, before any application caches the device's first
+	}
 	return in
 }
 
@@ -258,25 +264,54 @@ func (in *input) key(ctx context.Context, sym uint32, down bool) error {
 	return in.kbd.Modifiers(ctx, mods, 0, 0, 0)
 }
 
-// load makes sure the keymap holds syms, uploading a new one when it does not: the keys held
-// now keep their place (and so their codes) in it.
+// baseKeymap is the first keymap: printable ASCII, then the keys of chords and editing.
+var baseKeymap = func() []uint32 {
+	var syms []uint32
+	for r := rune(0x20); r < 0x7f; r++ {
+		syms = append(syms, keysym.FromRune(r))
+	}
+	for _, name := range []string{"Return", "Tab", "BackSpace", "Escape", "Delete", "Insert", "Home", "End", "Page_Up", "Page_Down",
+		"Left", "Right", "Up", "Down", "Shift_L", "Shift_R", "Control_L", "Control_R", "Alt_L", "Alt_R", "Super_L", "Super_R",
+		"ISO_Level3_Shift", "Menu", "Caps_Lock", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12"} {
+		s, err := keysym.FromName(name)
+		if err != nil {
+			panic(err) // a programmer's error in the list above
+		}
+		syms = append(syms, s)
+	}
+	return syms
+}()
+
+// load makes sure the keymap holds syms. Missing ones are added behind those it has, so every
+// keysym keeps its keycode; when they no longer fit, the keymap starts again from the base, the
+// keys held now and syms.
 func (in *input) load(ctx context.Context, syms []uint32) error {
 	in.mu.Lock()
-	missing := slices.ContainsFunc(syms, func(s uint32) bool { return !slices.Contains(in.keymap, s) })
-	if !missing {
-		in.mu.Unlock()
-		return nil
-	}
-	var next []uint32
-	for _, h := range in.held {
-		if h.button == 0 && !slices.Contains(next, h.key) {
-			next = append(next, h.key)
-		}
+	next := slices.Clone(in.keymap)
+	if len(next) == 0 {
+		next = slices.Clone(baseKeymap)
 	}
 	for _, s := range syms {
 		if !slices.Contains(next, s) {
 			next = append(next, s)
 		}
+	}
+	if len(next) > keymapSize {
+		next = slices.Clone(baseKeymap)
+		for _, h := range in.held {
+			if h.button == 0 && !slices.Contains(next, h.key) {
+				next = append(next, h.key)
+			}
+		}
+		for _, s := range syms {
+			if !slices.Contains(next, s) {
+				next = append(next, s)
+			}
+		}
+	}
+	if slices.Equal(next, in.keymap) {
+		in.mu.Unlock()
+		return nil
 	}
 	in.mu.Unlock()
 	codes, err := in.kbd.SetKeymap(ctx, next)
@@ -479,12 +514,12 @@ func (in *input) Type(ctx context.Context, text string) error {
 	}
 	defer in.end()
 	for len(syms) > 0 {
-		// The longest prefix with at most keymapSize distinct keysyms goes on one keymap.
+		// The longest prefix whose keysyms fit beside the base keymap goes on one keymap.
 		var chunk []uint32
 		n := 0
 		for ; n < len(syms); n++ {
 			if !slices.Contains(chunk, syms[n]) {
-				if len(chunk) == keymapSize {
+				if !slices.Contains(baseKeymap, syms[n]) && len(chunk) >= keymapSize-len(baseKeymap)-len(in.heldKeys()) {
 					break
 				}
 				chunk = append(chunk, syms[n])
@@ -559,6 +594,19 @@ func (in *input) latch(ctx context.Context, p pressed, down bool) error {
 		in.latched = slices.Delete(in.latched, i, i+1)
 	}
 	return nil
+}
+
+// heldKeys lists the keys held now.
+func (in *input) heldKeys() []uint32 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var out []uint32
+	for _, h := range in.held {
+		if h.button == 0 {
+			out = append(out, h.key)
+		}
+	}
+	return out
 }
 
 func (in *input) isHeld(p pressed) bool {
