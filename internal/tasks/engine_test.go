@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcec/mcec/internal/headless"
 )
 
 type obj = map[string]any
@@ -22,6 +24,8 @@ type task struct {
 	app     string // what runs, for the report
 	goal    string // the job, in the words an agent would be given it
 	short   bool   // part of the quick subset `go test ./...` (make test) runs
+	// desktop is the kind of private desktop the task runs on ("": X11).
+	desktop headless.Kind
 	// setup prepares what the app needs before the first step (a profile, a served page); it
 	// runs outside the counted calls. Optional.
 	setup func(x *run) error

@@ -10,6 +10,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
 	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/suitedesk"
 )
 
@@ -35,9 +36,9 @@ type call struct {
 	env  contract.Envelope
 }
 
-func newDesk(t *testing.T) *desk {
+func newDesk(t *testing.T, kind headless.Kind) *desk {
 	t.Helper()
-	k := &desk{t: t, d: suitedesk.Start(t)}
+	k := &desk{t: t, d: suitedesk.StartKind(t, kind)}
 	// Registered after the daemon's Close, so it runs first: the apps go before their desktop.
 	t.Cleanup(func() { k.procs.StopAll(t) })
 	return k

@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/mcec/mcec/internal/headless"
 )
 
 // pendingTasks are the tasks that fail on a known product bug, with the reason and the envelope
@@ -34,7 +37,25 @@ func tasks() []*task {
 	list = append(list, webTasks()...)
 	list = append(list, officeTasks()...)
 	list = append(list, pixelTasks()...)
-	return list
+	return append(list, onWayland(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
+}
+
+// onWayland makes the tasks named run on a private Wayland desktop (headless sway) too, with the
+// same steps and read-backs: tasks of their own, named "… (wayland)", in the quick subset where
+// the X11 task is.
+func onWayland(list []*task, names ...string) []*task {
+	var out []*task
+	for _, tk := range list {
+		if !slices.Contains(names, tk.name) {
+			continue
+		}
+		w := *tk
+		w.name += "-wayland"
+		w.toolkit += " (Wayland)"
+		w.desktop = headless.Wayland
+		out = append(out, &w)
+	}
+	return out
 }
 
 // ---- galculator (GTK 3, a real calculator) ----

@@ -2,7 +2,9 @@ package tasks_test
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -21,6 +23,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/mcec/mcec/internal/headless"
 	_ "github.com/mcec/mcec/internal/xgbext" // xgb logs nothing to stderr
 )
 
@@ -30,17 +33,13 @@ import (
 // X server (its own connection, GetImage of the screen area the window covers), scales them 2x
 // and runs tesseract on them. It is the test's own eyes, sharing no code with get-text.
 func (x *run) ocrWindow(title string) (string, error) {
-	c, err := xgb.NewConnDisplay(x.k.d.Private.Display())
-	if err != nil {
-		return "", err
+	var img image.Image
+	var err error
+	if x.k.d.Private.Kind() == headless.Wayland {
+		img, err = x.grabWayland(title)
+	} else {
+		img, err = x.grabX(title)
 	}
-	defer c.Close()
-	root := xproto.Setup(c).DefaultScreen(c).Root
-	rect, err := windowRect(c, root, title)
-	if err != nil {
-		return "", err
-	}
-	img, err := grab(c, root, rect)
 	if err != nil {
 		return "", err
 	}
@@ -61,6 +60,68 @@ func (x *run) ocrWindow(title string) (string, error) {
 		return "", fmt.Errorf("tesseract: %v", err)
 	}
 	return string(out), nil
+}
+
+// grabX grabs the window titled title through X, not through mcec.
+func (x *run) grabX(title string) (image.Image, error) {
+	c, err := xgb.NewConnDisplay(x.k.d.Private.Display())
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	rect, err := windowRect(c, root, title)
+	if err != nil {
+		return nil, err
+	}
+	return grab(c, root, rect)
+}
+
+// grabWayland grabs the window titled title on a Wayland desktop with sway's own tools, not
+// through mcec: swaymsg says where it is, grim reads its pixels.
+func (x *run) grabWayland(title string) (image.Image, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "swaymsg", "-s", x.k.d.Private.SwaySocket(), "-t", "get_tree", "-r").Output()
+	if err != nil {
+		return nil, fmt.Errorf("swaymsg: %v", err)
+	}
+	type node struct {
+		Name          string `json:"name"`
+		PID           int    `json:"pid"`
+		Rect          struct{ X, Y, Width, Height int }
+		Nodes         []node `json:"nodes"`
+		FloatingNodes []node `json:"floating_nodes"`
+	}
+	var root node
+	if err := json.Unmarshal(out, &root); err != nil {
+		return nil, err
+	}
+	var found *node
+	var walk func(n *node)
+	walk = func(n *node) {
+		if found == nil && n.PID > 0 && strings.Contains(strings.ToLower(n.Name), strings.ToLower(title)) {
+			found = n
+		}
+		for i := range n.Nodes {
+			walk(&n.Nodes[i])
+		}
+		for i := range n.FloatingNodes {
+			walk(&n.FloatingNodes[i])
+		}
+	}
+	walk(&root)
+	if found == nil {
+		return nil, fmt.Errorf("no window titled %q in sway's tree", title)
+	}
+	r := found.Rect
+	cmd := exec.CommandContext(ctx, "grim", "-g", fmt.Sprintf("%d,%d %dx%d", r.X, r.Y, r.Width, r.Height), "-t", "png", "-")
+	cmd.Env = x.k.d.Private.Env()
+	shot, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("grim: %v", err)
+	}
+	return png.Decode(bytes.NewReader(shot))
 }
 
 // windowRect finds a client window by title through the window manager's client list and
