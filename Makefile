@@ -27,8 +27,9 @@ TASKS_PACKAGES   := galculator zenity
 WAYLAND_TEST_PACKAGES := grim wl-clipboard
 TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES) $(TASKS_PACKAGES) \
 	$(WAYLAND_TEST_PACKAGES)
-# What make bench compares mcec with: pyatspi, ImageMagick (import, convert), xdotool, xwd.
-BENCH_PACKAGES   := $(TEST_PACKAGES) python3-pyatspi imagemagick xdotool x11-apps
+# What make bench compares mcec with: pyatspi, ImageMagick (import, convert), xdotool, xwd; on
+# Wayland grim (in the test packages) and wtype.
+BENCH_PACKAGES   := $(TEST_PACKAGES) python3-pyatspi imagemagick xdotool x11-apps wtype
 export CGO_ENABLED := 0
 
 .PHONY: all deps test-deps clients-deps build run test reach tasks soak fuzz lint fmt-check vet staticcheck bench microbench helm-test clean

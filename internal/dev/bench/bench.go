@@ -40,7 +40,7 @@ type Options struct {
 	Doc   string    // where to write the report ("" = do not write)
 	Reps  int       // repetitions per measurement (≥ 20)
 	Warm  int       // unrecorded warm-up repetitions
-	Only  []string  // run only these groups (tree, capture, act, wait, overhead, memory, growth, density); for profiling
+	Only  []string  // run only these groups (tree, capture, act, wait, overhead, memory, growth, density, wayland); for profiling
 	Log   io.Writer // progress, one line per measurement
 	Out   io.Writer // the table
 }
@@ -94,6 +94,7 @@ func Run(ctx context.Context, opt Options) (err error) {
 		{"memory", s.benchMemory},
 		{"growth", s.benchGrowth},
 		{"density", s.benchDensity},
+		{"wayland", s.benchWayland},
 	} {
 		if len(opt.Only) > 0 && !slices.Contains(opt.Only, g.name) {
 			continue
@@ -218,9 +219,11 @@ func (s *suite) waitServe() error {
 }
 
 type windowInfo struct {
-	Handle    uint32 `json:"handle"`
-	Title     string `json:"title"`
-	ProcessID int    `json:"processId"`
+	Handle        uint32 `json:"handle"`
+	Title         string `json:"title"`
+	ProcessID     int    `json:"processId"`
+	X, Y          int
+	Width, Height int
 }
 
 // waitWindow waits (with mcec's own event-driven windows wait) for one window matching filter.

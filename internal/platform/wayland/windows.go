@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/procname"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
 )
 
@@ -97,7 +95,7 @@ func describe(v view, parents map[uint32]uint32) platform.Window {
 		w.ClassName = n.WindowProperties.Class
 	}
 	if w.ProcessID > 0 {
-		w.ProcessName = processName(w.ProcessID)
+		w.ProcessName = procname.Of(w.ProcessID)
 	}
 	// Maximized: mcec's desktop floats every window, so a tiled one was maximized (OpMaximize);
 	// on a tiling session a tiled window counts only when it fills its workspace.
@@ -116,15 +114,6 @@ func clientArea(n *swayipc.Node) platform.Rect {
 	}
 	return platform.Rect{X: n.Rect.X + n.WindowRect.X, Y: n.Rect.Y + n.WindowRect.Y,
 		Width: n.WindowRect.Width, Height: n.WindowRect.Height}
-}
-
-// processName is /proc/PID/comm; "" when the process is gone.
-func processName(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
 }
 
 // Displays lists sway's active outputs. The output at the layout's origin is the primary one

@@ -5,17 +5,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/procname"
 	"github.com/mcec/mcec/internal/xgbext"
 )
 
@@ -85,7 +82,7 @@ func (c *Conn) Windows(ctx context.Context) ([]platform.Window, error) {
 		return nil, xerr(err, platform.ErrDisplayUnavailable, "listing windows")
 	}
 	for i := range out {
-		out[i].ProcessName = processName(out[i].ProcessID)
+		out[i].ProcessName = procname.Of(out[i].ProcessID)
 	}
 	return out, nil
 }
@@ -115,7 +112,7 @@ func (c *Conn) Window(ctx context.Context, handle uint32) (platform.Window, erro
 	if err != nil {
 		return platform.Window{}, xerr(err, platform.ErrDisplayUnavailable, "window 0x%x", handle)
 	}
-	out.ProcessName = processName(out.ProcessID)
+	out.ProcessName = procname.Of(out.ProcessID)
 	return out, nil
 }
 
@@ -297,74 +294,6 @@ func wmClass(v []byte) string {
 		return ""
 	}
 	return cleanText(parts[1], true)
-}
-
-// processName is the program's name: /proc/PID/comm, which the kernel cuts to 15 bytes, made
-// whole again from argv[0] or the executable when one of them starts with it (so
-// "gtk3-widget-fac" reads "gtk3-widget-factory", while a script keeps its own name rather than
-// its interpreter's). Empty when the pid is unknown or not visible to us.
-func processName(pid int) string {
-	if pid <= 0 {
-		return ""
-	}
-	dir := "/proc/" + strconv.Itoa(pid) + "/"
-	b, err := os.ReadFile(dir + "comm")
-	if err != nil {
-		return ""
-	}
-	comm := strings.TrimSpace(string(b))
-	const commMax = 15 // TASK_COMM_LEN - 1
-	if len(comm) < commMax {
-		return comm
-	}
-	// A cut name is completed from cmdline or exe, two more reads on every listing; the answer
-	// is kept while the pid still carries the same comm.
-	longNames.mu.Lock()
-	got, ok := longNames.m[pid]
-	longNames.mu.Unlock()
-	if ok && got.comm == comm {
-		return got.name
-	}
-	name := longName(dir, comm)
-	if name == comm {
-		return name // nothing completed it (the process may be leaving): ask again next time
-	}
-	longNames.mu.Lock()
-	if longNames.m == nil || len(longNames.m) >= maxLongNames {
-		longNames.m = make(map[int]commName)
-	}
-	longNames.m[pid] = commName{comm, name}
-	longNames.mu.Unlock()
-	return name
-}
-
-// longNames are the completed names of processes whose comm the kernel cut (processName).
-var longNames struct {
-	mu sync.Mutex
-	m  map[int]commName
-}
-
-// maxLongNames bounds longNames; past it the cache starts afresh.
-const maxLongNames = 1024
-
-type commName struct{ comm, name string }
-
-// longName completes a comm the kernel cut at 15 bytes from argv[0] or the executable's name.
-func longName(dir, comm string) string {
-	var candidates []string
-	if cmdline, err := os.ReadFile(dir + "cmdline"); err == nil {
-		argv0, _, _ := bytes.Cut(cmdline, []byte{0})
-		candidates = append(candidates, filepath.Base(string(argv0)))
-	}
-	if exe, err := os.Readlink(dir + "exe"); err == nil {
-		candidates = append(candidates, filepath.Base(exe))
-	}
-	for _, c := range candidates {
-		if len(c) > len(comm) && strings.HasPrefix(c, comm) {
-			return c
-		}
-	}
-	return comm
 }
 
 func contains(list []xproto.Window, w xproto.Window) bool {

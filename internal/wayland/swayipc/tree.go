@@ -10,16 +10,24 @@ type Rect struct {
 }
 
 // Node is one node of sway's tree: the root, an output, a workspace, a container or a view.
-// For a floating view on mcec's desktop (no border) Rect is the client area (the xdg window
-// geometry) in layout coordinates and WindowRect the same size at 0,0; with a border and a title
-// bar WindowRect is the client area's offset in Rect.
+//
+// Which rectangle is the client area, as measured on sway 1.7 (TestLive) for floating
+// xdg_shell GTK 3 windows without borders (default_border none): Rect is the client area in
+// layout coordinates, the client's xdg window geometry, so a client-side shadow is left out (a
+// window with a Gtk.HeaderBar is 400x347 for 400x300 of content: header bar in, shadow out);
+// WindowRect is the client area's offset in Rect, 0,0 and the same size here (a border and a
+// title bar would offset it); DecoRect is all zeros; Geometry is not where anything is: sway
+// reports 0,0 and the view's natural size, the size it first asked for, unchanged by "resize
+// set". Nothing in the tree tells where the surface (shadow included) starts. Border is "csd"
+// for a window that draws its own decorations (a header bar) and "none" for the plain one;
+// CurrentBorderWidth may read 2 with Border "none", so it says nothing about the offset.
 type Node struct {
 	ID                 int64             `json:"id"`
 	Name               string            `json:"name"`
 	Type               string            `json:"type"` // root, output, workspace, con, floating_con
 	Layout             string            `json:"layout"`
 	Orientation        string            `json:"orientation"`
-	Percent            float64           `json:"percent"`
+	Percent            float64           `json:"percent"` // 0 where sway says null (the root, workspaces)
 	Rect               Rect              `json:"rect"`
 	WindowRect         Rect              `json:"window_rect"`
 	DecoRect           Rect              `json:"deco_rect"`
@@ -42,6 +50,17 @@ type Node struct {
 	InhibitIdle        bool              `json:"inhibit_idle"`
 	Window             *int              `json:"window"` // the X window of an Xwayland view
 	WindowProperties   *WindowProperties `json:"window_properties"`
+	IdleInhibitors     *IdleInhibitors   `json:"idle_inhibitors"`
+
+	// Workspaces only.
+	Num    int    `json:"num"`    // the workspace's number, -1 when its name has none
+	Output string `json:"output"` // the workspace's output
+}
+
+// IdleInhibitors says what keeps a view from letting the session go idle.
+type IdleInhibitors struct {
+	Application string `json:"application"` // "enabled" or "none"
+	User        string `json:"user"`        // "focus", "fullscreen", "open", "visible" or "none"
 }
 
 // WindowProperties are an Xwayland view's X properties.
@@ -71,6 +90,35 @@ type Output struct {
 	Modes            []Mode  `json:"modes"`
 }
 
+// Workspace is one workspace of GET_WORKSPACES.
+type Workspace struct {
+	ID      int64  `json:"id"`
+	Num     int    `json:"num"`
+	Name    string `json:"name"`
+	Visible bool   `json:"visible"`
+	Focused bool   `json:"focused"`
+	Urgent  bool   `json:"urgent"`
+	Rect    Rect   `json:"rect"`
+	Output  string `json:"output"`
+}
+
+// Seat is one seat of GET_SEATS.
+type Seat struct {
+	Name         string        `json:"name"`
+	Capabilities int           `json:"capabilities"` // wl_seat capabilities: 1 pointer, 2 keyboard, 4 touch
+	Focus        int64         `json:"focus"`        // the focused node's ID, 0 for none
+	Devices      []InputDevice `json:"devices"`
+}
+
+// InputDevice is an input device of a seat (GET_SEATS; GET_INPUTS has more fields).
+type InputDevice struct {
+	Identifier string `json:"identifier"` // vendor:product:name
+	Name       string `json:"name"`
+	Vendor     int    `json:"vendor"`
+	Product    int    `json:"product"`
+	Type       string `json:"type"` // keyboard, pointer, touch, tablet_tool, tablet_pad, switch
+}
+
 // Mode is an output mode.
 type Mode struct {
 	Width   int `json:"width"`
@@ -78,22 +126,27 @@ type Mode struct {
 	Refresh int `json:"refresh"` // mHz
 }
 
-// Walk calls f on n and, while f returns true, on its children (tiled, then floating), depth
-// first; parents are n's ancestors, outermost first.
+// Walk calls f on n and its descendants, depth first, tiled children before floating ones;
+// when f returns false it skips the node's descendants. parents are the node's ancestors,
+// outermost first; f may keep the slice.
 func (n *Node) Walk(f func(n *Node, parents []*Node) bool) {
-	n.walk(nil, f)
+	if n != nil {
+		n.walk(nil, f)
+	}
 }
 
 func (n *Node) walk(parents []*Node, f func(*Node, []*Node) bool) {
 	if !f(n, parents) {
 		return
 	}
-	parents = append(parents, n)
-	for _, k := range n.Nodes {
-		k.walk(parents, f)
-	}
-	for _, k := range n.FloatingNodes {
-		k.walk(parents, f)
+	// A slice of its own for the children, so that what f kept of a sibling's stays as it was.
+	parents = append(parents[:len(parents):len(parents)], n)
+	for _, kids := range [][]*Node{n.Nodes, n.FloatingNodes} {
+		for _, k := range kids {
+			if k != nil { // a JSON null among the children
+				k.walk(parents, f)
+			}
+		}
 	}
 }
 
