@@ -5,8 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/mcec/mcec/internal/daemon.Version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-# What the private desktops need from Debian (sway is the Wayland one's compositor), and what the
-# tests add: x11-utils (xmessage, an app
+# What the private desktop needs from Debian, and what the tests add: x11-utils (xmessage, an app
 # without a tree), xterm (another), python3-gi with GTK 3 (small test apps), gcc (the race
 # detector). tesseract-ocr is get-text's OCR engine.
 # The reach suite (internal/reach, docs/reach.md) adds one app of each toolkit: gir1.2-gtk-4.0 (its
@@ -19,13 +18,16 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # The task suite (internal/tasks, docs/tasks.md) adds galculator (a real GTK 3 calculator); the
 # tools' tests add zenity (a real GTK 3 save file chooser). The Wayland client's tests compare with
 # grim (screencopy) and wl-clipboard (data-control).
-DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox sway gtk-3-examples tesseract-ocr
+DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3-examples tesseract-ocr
+# The private Wayland desktop (--desktop wayland) adds its compositor; the container image
+# (deploy/container) carries the X11 desktop only.
+WAYLAND_PACKAGES := sway
 REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 featherpad chromium firefox-esr \
 	libreoffice-writer libreoffice-calc libreoffice-gtk3 default-jre libatk-wrapper-java libatk-wrapper-java-jni tk8.6 \
 	qtwayland5 qt6-wayland
 TASKS_PACKAGES   := galculator zenity
 WAYLAND_TEST_PACKAGES := grim wl-clipboard
-TEST_PACKAGES    := $(DESKTOP_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES) $(TASKS_PACKAGES) \
+TEST_PACKAGES    := $(DESKTOP_PACKAGES) $(WAYLAND_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES) $(TASKS_PACKAGES) \
 	$(WAYLAND_TEST_PACKAGES)
 # What make bench compares mcec with: pyatspi, ImageMagick (import, convert), xdotool, xwd; on
 # Wayland grim (in the test packages) and wtype.
@@ -37,7 +39,7 @@ export CGO_ENABLED := 0
 all: build
 
 deps:
-	@scripts/install-deps.sh $(DESKTOP_PACKAGES)
+	@scripts/install-deps.sh $(DESKTOP_PACKAGES) $(WAYLAND_PACKAGES)
 
 test-deps:
 	@scripts/install-deps.sh $(TEST_PACKAGES)
