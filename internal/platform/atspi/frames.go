@@ -310,6 +310,26 @@ func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, uint3
 	if !pf.placed {
 		return nil, 0, nil
 	}
+	if c.opts.WindowLocal {
+		// On Wayland an object in a popup surface has no known place (inPopup).
+		roles := make([]string, 0, len(below)+1)
+		for _, b := range below {
+			role, _, err := c.kind(ctx, b)
+			if err != nil {
+				return nil, 0, nil
+			}
+			name, _ := roleName(role)
+			roles = append(roles, name)
+		}
+		role, _, err := c.kind(ctx, cur)
+		if err != nil {
+			return nil, 0, nil
+		}
+		name, _ := roleName(role)
+		if popupChain(append(roles, name)) {
+			return nil, 0, nil
+		}
+	}
 	origin := platform.Point{X: w.Bounds.X + pf.dx, Y: w.Bounds.Y + pf.dy}
 	dx, dy, err := c.popupShift(ctx, handle, below, origin)
 	if err != nil {

@@ -40,3 +40,23 @@ func TestPlacePopups(t *testing.T) {
 		t.Errorf("menu moved without popups: %+v", *menu.Bounds)
 	}
 }
+
+func TestPopupChain(t *testing.T) {
+	for _, tt := range []struct {
+		roles []string // the object's role, then its ancestors', nearest first
+		want  bool
+	}{
+		{[]string{"push button", "panel", "frame"}, false},
+		{[]string{"menu", "menu bar", "frame"}, false},             // a menu bar's own item is on the window
+		{[]string{"menu item", "menu", "menu bar", "frame"}, true}, // an item of an open menu
+		{[]string{"menu item", "menu", "combo box", "panel", "frame"}, true},
+		{[]string{"menu", "combo box", "frame"}, true}, // the combo box's list
+		{[]string{"label", "panel", "tool tip", "frame"}, true},
+		{[]string{"window"}, false}, // a top level
+		{[]string{"push button", "window", "frame"}, true},
+	} {
+		if got := popupChain(tt.roles); got != tt.want {
+			t.Errorf("popupChain(%q) = %v, want %v", tt.roles, got, tt.want)
+		}
+	}
+}

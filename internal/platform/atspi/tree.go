@@ -769,6 +769,41 @@ func (w *walker) accessibleProps(ctx context.Context, n *node) error {
 	return nil
 }
 
+// inPopup reports an object that lies in a popup surface of its own (a menu's items, a combo
+// box's list), not on its window: on Wayland such an object's extents are relative to a surface
+// whose place no client is told, so it gets no bounds rather than wrong ones.
+func inPopup(n *node) bool {
+	var roles []string
+	for p := n; p != nil && p.depth >= 0 && p.info != nil; p = p.parent { // not the application
+		roles = append(roles, p.role())
+	}
+	return popupChain(roles)
+}
+
+// popupChain applies inPopup's rule to an object's role and its ancestors' (nearest first): an
+// object below a menu (a menu bar's menus open popups, a combo box's list is one), or a menu
+// that is not a menu bar's own item, or a popup menu, a tool tip or a window below the top level.
+func popupChain(roles []string) bool {
+	for i, r := range roles {
+		switch r {
+		case "popup menu", "tool tip":
+			return true
+		case "window":
+			if i < len(roles)-1 {
+				return true
+			}
+		case "menu":
+			if i > 0 {
+				return true // an item of an open menu
+			}
+			if len(roles) < 2 || roles[1] != "menu bar" {
+				return true // a combo box's or a context menu's popup
+			}
+		}
+	}
+	return false
+}
+
 // screenRect converts extents as the bridge reported them to screen coordinates: nil when the
 // bridge reports window-relative ones and the window's origin is not known (an element without
 // bounds, never one at the screen's corner).
@@ -803,7 +838,7 @@ func (w *walker) convert(n *node) (*platform.Node, int) {
 	if n.info.idKnown {
 		out.AutomationID = n.info.id
 	}
-	if states.has(stateShowing) {
+	if states.has(stateShowing) && !(w.c.opts.WindowLocal && inPopup(n)) {
 		// Frames are measured before this check to match windows; hidden ones keep no bounds.
 		out.Bounds = w.screenRect(n.extents)
 	}
