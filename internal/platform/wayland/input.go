@@ -23,11 +23,8 @@ import (
 //   - a press right behind the motion reaches the surface under the old position: every event
 //     is followed by a round trip (wlclient), so the compositor has handled the motion first;
 //   - a press is held pressHold, which every toolkit took as a click;
-//   - keys are typed through keymaps of mcec's own, one keysym per keycode, whatever the user's
-//     layout. A keysym keeps its keycode for as long as it can: the first keymap holds ASCII and
-//     the keys chords use, others are added behind them as text needs them. Toolkits cache what
-//     a keycode means (GTK 3 matched Control+a to the key that typed another letter a keymap
-//     before, and did not select all), so a keycode that changed meaning would break them.
+//   - keys are typed on a keyboard of mcec's own (keymap.go): a US keyboard, and spare keys for
+//     the other characters text needs, whatever the user's layout.
 //
 // wlroots reports no pointer position to clients, so Pointer reports where mcec put it last.
 const (
@@ -38,10 +35,7 @@ const (
 	// releaseLimit bounds the clean-up of a gesture (releases), which runs on a fresh context
 	// because the caller's may be what ended the gesture.
 	releaseLimit = 2 * time.Second
-	// keymapSize is how many keysyms one uploaded keymap holds (XKB keycodes 9 to 255); text
-	// with more distinct characters than fit beside the base keymap is typed in chunks.
-	keymapSize = 240
-	maxScroll  = 100
+	maxScroll    = 100
 )
 
 // evdev button codes (linux/input-event-codes.h).
@@ -67,7 +61,14 @@ var modifierMask = map[uint32]uint32{
 type pressed struct {
 	key    uint32
 	button platform.Button
+	shift  bool // Shift was pressed for it (a shifted character) and goes up with it
 }
+
+// same reports whether p and q are the same key or button.
+func (p pressed) same(q pressed) bool { return p.key == q.key && p.button == q.button }
+
+// indexOf finds p's key or button in list.
+func indexOf(list []pressed, p pressed) int { return slices.IndexFunc(list, p.same) }
 
 func (p pressed) String() string {
 	if p.button != 0 {
@@ -90,18 +91,18 @@ type input struct {
 	atKnown   bool
 	held      []pressed // down now, in press order
 	latched   []pressed // pressed to outlive their gesture (Press, ButtonDown)
-	keymap    []uint32  // the keysyms of the loaded keymap
-	codes     []uint32  // their evdev codes
-	modifiers uint32    // the depressed modifier mask sent last
+	lay       *layout   // the keyboard's keys, as last uploaded when loaded is true
+	loaded    bool
+	modifiers uint32 // the depressed modifier mask sent last
 }
 
 func newInput(c *Conn) *input {
-	in := &input{c: c, gesture: make(chan struct{}, 1)}
+	in := &input{c: c, gesture: make(chan struct{}, 1), lay: newLayout()}
 	// Made now so that the seat's new capabilities reach applications before the first gesture.
 	ctx, cancel := context.WithTimeout(context.Background(), releaseLimit)
 	defer cancel()
 	if in.devices(ctx) == nil {
-		_ = in.load(ctx, nil) // the base keymap, before any application caches the device's first
+		_ = in.load(ctx, nil) // the US keyboard, before any application caches the device's first keymap
 	}
 	return in
 }
@@ -172,7 +173,7 @@ func (in *input) releaseAll(ctx context.Context, all bool) error {
 	in.mu.Unlock()
 	var errs []error
 	for i := len(held) - 1; i >= 0; i-- {
-		if !all && slices.Contains(latched, held[i]) {
+		if !all && indexOf(latched, held[i]) >= 0 {
 			continue
 		}
 		errs = append(errs, in.send(ctx, held[i], false))
@@ -210,38 +211,76 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// send presses or releases one key or button and records it.
+// send presses or releases one key or button and records it. A shifted character's key gets
+// Shift around it unless a Shift is down already.
 func (in *input) send(ctx context.Context, p pressed, down bool) error {
-	var err error
 	if p.button != 0 {
-		err = in.ptr.Button(ctx, evdevButton[p.button], down)
-	} else {
-		err = in.key(ctx, p.key, down)
+		if err := in.ptr.Button(ctx, evdevButton[p.button], down); err != nil {
+			return in.c.wlErr("input", err)
+		}
+		in.record(p, down)
+		return nil
 	}
-	if err != nil {
-		return in.c.wlErr("input", err)
+	if down {
+		in.mu.Lock()
+		pl, ok := in.lay.place(p.key)
+		shiftDown := slices.ContainsFunc(in.held, func(h pressed) bool { return modifierMask[h.key] == 1 })
+		in.mu.Unlock()
+		if !ok {
+			return fmt.Errorf("%w: keysym %s is not on the keyboard", platform.ErrUnsupported, keysym.Name(p.key))
+		}
+		if pl.shifted && !shiftDown {
+			if err := in.key(ctx, shiftL, true); err != nil {
+				return err
+			}
+			p.shift = true
+		}
+		if err := in.key(ctx, p.key, true); err != nil {
+			return err
+		}
+		in.record(p, true)
+		return nil
 	}
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	if down {
-		in.held = append(in.held, p)
-	} else if i := slices.Index(in.held, p); i >= 0 {
-		in.held = slices.Delete(in.held, i, i+1)
+	if i := indexOf(in.held, p); i >= 0 {
+		p = in.held[i]
+	}
+	in.mu.Unlock()
+	if err := in.key(ctx, p.key, false); err != nil {
+		return err
+	}
+	in.record(p, false)
+	if p.shift {
+		return in.key(ctx, shiftL, false)
 	}
 	return nil
 }
 
-// key presses or releases the key of keysym sym on the loaded keymap (load puts it there), and
-// sends the modifier state a modifier key changes.
+// shiftL is Shift_L's keysym.
+const shiftL = 0xffe1
+
+// record notes p pressed or released.
+func (in *input) record(p pressed, down bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if down {
+		in.held = append(in.held, p)
+	} else if i := indexOf(in.held, p); i >= 0 {
+		in.held = slices.Delete(in.held, i, i+1)
+	}
+}
+
+// key presses or releases the key of keysym sym (load puts it on the keyboard), and sends the
+// modifier state a modifier key changes.
 func (in *input) key(ctx context.Context, sym uint32, down bool) error {
 	in.mu.Lock()
-	i := slices.Index(in.keymap, sym)
+	pl, ok := in.lay.place(sym)
 	in.mu.Unlock()
-	if i < 0 {
-		return fmt.Errorf("%w: keysym %s is not on the loaded keymap", platform.ErrUnsupported, keysym.Name(sym))
+	if !ok {
+		return fmt.Errorf("%w: keysym %s is not on the keyboard", platform.ErrUnsupported, keysym.Name(sym))
 	}
-	if err := in.kbd.Key(ctx, in.codes[i], down); err != nil {
-		return err
+	if err := in.kbd.Key(ctx, pl.code, down); err != nil {
+		return in.c.wlErr("input", err)
 	}
 	mask, ok := modifierMask[sym]
 	if !ok {
@@ -261,65 +300,23 @@ func (in *input) key(ctx context.Context, sym uint32, down bool) error {
 	}
 	in.modifiers = mods
 	in.mu.Unlock()
-	return in.kbd.Modifiers(ctx, mods, 0, 0, 0)
+	return in.c.wlErr("input", in.kbd.Modifiers(ctx, mods, 0, 0, 0))
 }
 
-// baseKeymap is the first keymap: printable ASCII, then the keys of chords and editing.
-var baseKeymap = func() []uint32 {
-	var syms []uint32
-	for r := rune(0x20); r < 0x7f; r++ {
-		syms = append(syms, keysym.FromRune(r))
-	}
-	for _, name := range []string{"Return", "Tab", "BackSpace", "Escape", "Delete", "Insert", "Home", "End", "Page_Up", "Page_Down",
-		"Left", "Right", "Up", "Down", "Shift_L", "Shift_R", "Control_L", "Control_R", "Alt_L", "Alt_R", "Super_L", "Super_R",
-		"ISO_Level3_Shift", "Menu", "Caps_Lock", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12"} {
-		s, err := keysym.FromName(name)
-		if err != nil {
-			panic(err) // a programmer's error in the list above
-		}
-		syms = append(syms, s)
-	}
-	return syms
-}()
-
-// load makes sure the keymap holds syms. Missing ones are added behind those it has, so every
-// keysym keeps its keycode; when they no longer fit, the keymap starts again from the base, the
-// keys held now and syms.
+// load puts syms on the keyboard (keymap.go), uploading the keymap when it changed.
 func (in *input) load(ctx context.Context, syms []uint32) error {
 	in.mu.Lock()
-	next := slices.Clone(in.keymap)
-	if len(next) == 0 {
-		next = slices.Clone(baseKeymap)
-	}
-	for _, s := range syms {
-		if !slices.Contains(next, s) {
-			next = append(next, s)
-		}
-	}
-	if len(next) > keymapSize {
-		next = slices.Clone(baseKeymap)
-		for _, h := range in.held {
-			if h.button == 0 && !slices.Contains(next, h.key) {
-				next = append(next, h.key)
-			}
-		}
-		for _, s := range syms {
-			if !slices.Contains(next, s) {
-				next = append(next, s)
-			}
-		}
-	}
-	if slices.Equal(next, in.keymap) {
-		in.mu.Unlock()
+	changed := in.lay.add(syms, in.heldKeysLocked()) || !in.loaded
+	keys := slices.Clone(in.lay.keys)
+	in.mu.Unlock()
+	if !changed {
 		return nil
 	}
-	in.mu.Unlock()
-	codes, err := in.kbd.SetKeymap(ctx, next)
-	if err != nil {
+	if err := in.kbd.SetKeymap(ctx, keys); err != nil {
 		return in.c.wlErr("load a keymap", err)
 	}
 	in.mu.Lock()
-	in.keymap, in.codes = next, codes
+	in.loaded = true
 	in.mu.Unlock()
 	return nil
 }
@@ -519,7 +516,7 @@ func (in *input) Type(ctx context.Context, text string) error {
 		n := 0
 		for ; n < len(syms); n++ {
 			if !slices.Contains(chunk, syms[n]) {
-				if !slices.Contains(baseKeymap, syms[n]) && len(chunk) >= keymapSize-len(baseKeymap)-len(in.heldKeys()) {
+				if _, ok := in.placeOf(syms[n]); !ok && extras(chunk, in) >= spareKeys-len(in.heldKeys()) {
 					break
 				}
 				chunk = append(chunk, syms[n])
@@ -590,7 +587,7 @@ func (in *input) latch(ctx context.Context, p pressed, down bool) error {
 	defer in.mu.Unlock()
 	if down {
 		in.latched = append(in.latched, p)
-	} else if i := slices.Index(in.latched, p); i >= 0 {
+	} else if i := indexOf(in.latched, p); i >= 0 {
 		in.latched = slices.Delete(in.latched, i, i+1)
 	}
 	return nil
@@ -600,6 +597,10 @@ func (in *input) latch(ctx context.Context, p pressed, down bool) error {
 func (in *input) heldKeys() []uint32 {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	return in.heldKeysLocked()
+}
+
+func (in *input) heldKeysLocked() []uint32 {
 	var out []uint32
 	for _, h := range in.held {
 		if h.button == 0 {
@@ -609,10 +610,28 @@ func (in *input) heldKeys() []uint32 {
 	return out
 }
 
+// placeOf finds a keysym on the keyboard as it is now.
+func (in *input) placeOf(sym uint32) (place, bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.lay.place(sym)
+}
+
+// extras counts the keysyms of chunk that are not on the keyboard yet.
+func extras(chunk []uint32, in *input) int {
+	n := 0
+	for _, s := range chunk {
+		if _, ok := in.placeOf(s); !ok {
+			n++
+		}
+	}
+	return n
+}
+
 func (in *input) isHeld(p pressed) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return slices.Contains(in.held, p)
+	return indexOf(in.held, p) >= 0
 }
 
 // ButtonDown moves the pointer to p and presses button, leaving it down.

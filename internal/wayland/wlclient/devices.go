@@ -126,8 +126,15 @@ type Keyboard struct {
 	id uint32
 
 	mu     sync.Mutex
-	keymap []uint32 // keysyms of the loaded keymap, by position
+	keymap []Key    // the loaded keymap
 	down   []uint32 // evdev codes pressed and not released
+}
+
+// Key is one key of a keymap: its evdev code and the keysyms of its levels (the first without
+// Shift, the second, if any, with it).
+type Key struct {
+	Code uint32
+	Syms []uint32
 }
 
 // Keyboard returns the virtual keyboard, making it on first use (with a keymap of its own, as
@@ -145,19 +152,16 @@ func (cl *Client) Keyboard(ctx context.Context) (*Keyboard, error) {
 		if cl.kbdErr = cl.c.Send(mgr, keyboardManagerCreate, wire.Object(seat), wire.NewID(k.id)); cl.kbdErr != nil {
 			return
 		}
-		if _, cl.kbdErr = k.SetKeymap(ctx, []uint32{0xff0d}); cl.kbdErr == nil { // Return
+		if cl.kbdErr = k.SetKeymap(ctx, []Key{{Code: 28, Syms: []uint32{0xff0d}}}); cl.kbdErr == nil { // KEY_ENTER: Return
 			cl.kbd = k
 		}
 	})
 	return cl.kbd, cl.kbdErr
 }
 
-// firstCode is the evdev code of a keymap's first key (XKB keycode 9: evdev codes are XKB's
-// minus 8, and XKB keycodes start at 8).
-const firstCode = 1
-
-// maxKeys is how many keys one keymap holds (XKB keycodes up to 255).
-const maxKeys = 255 - 8 - firstCode
+// MaxCode is the highest evdev code a keymap can hold (XKB keycodes end at 255, evdev's are
+// XKB's minus 8).
+const MaxCode = 255 - 8
 
 // modifierOf names the XKB modifier a modifier keysym sets.
 var modifierOf = map[uint32]string{
@@ -166,59 +170,61 @@ var modifierOf = map[uint32]string{
 	0xffeb: "Mod4", 0xffec: "Mod4", 0xfe03: "Mod5", 0xffe5: "Lock",
 }
 
-// SetKeymap uploads a keymap in which evdev code codes[i] types keysyms[i] (one level, so an
-// upper-case letter is its own key), and modifier keysyms set their modifiers. The same keymap
+// SetKeymap uploads a keymap of keys; modifier keysyms set their modifiers. The same keymap
 // again is not uploaded twice.
-func (k *Keyboard) SetKeymap(ctx context.Context, keysyms []uint32) (codes []uint32, err error) {
-	if len(keysyms) > maxKeys {
-		return nil, fmt.Errorf("wayland: a keymap of %d keys (at most %d)", len(keysyms), maxKeys)
-	}
-	codes = make([]uint32, len(keysyms))
-	for i := range keysyms {
-		codes[i] = uint32(firstCode + i)
+func (k *Keyboard) SetKeymap(ctx context.Context, keys []Key) error {
+	for _, key := range keys {
+		if key.Code < 1 || key.Code > MaxCode || len(key.Syms) == 0 || len(key.Syms) > 2 {
+			return fmt.Errorf("wayland: key %d with %d levels cannot go on a keymap", key.Code, len(key.Syms))
+		}
 	}
 	k.mu.Lock()
-	same := slices.Equal(k.keymap, keysyms)
+	same := slices.EqualFunc(k.keymap, keys, func(a, b Key) bool { return a.Code == b.Code && slices.Equal(a.Syms, b.Syms) })
 	k.mu.Unlock()
 	if same {
-		return codes, nil
+		return nil
 	}
-	text := keymapText(keysyms)
+	text := keymapText(keys)
 	fd, err := unix.MemfdCreate("mcec-keymap", unix.MFD_CLOEXEC)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer unix.Close(fd)
 	if _, err := unix.Write(fd, append([]byte(text), 0)); err != nil {
-		return nil, err
+		return err
 	}
 	if err := k.cl.c.Send(k.id, keyboardKeymap, wire.Uint(keymapFormatXKBv1), wire.FD(fd), wire.Uint(uint32(len(text)+1))); err != nil {
-		return nil, err
+		return err
 	}
 	if err := k.cl.c.Roundtrip(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	k.mu.Lock()
-	k.keymap = slices.Clone(keysyms)
+	k.keymap = slices.Clone(keys)
 	k.mu.Unlock()
-	return codes, nil
+	return nil
 }
 
-// keymapText is an XKB keymap with keycode 8+firstCode+i typing keysyms[i] (keysyms by value,
-// which xkbcommon reads as hexadecimal numbers), types and compatibility from the standard set.
-func keymapText(keysyms []uint32) string {
+// keymapText is an XKB keymap of keys (keysyms by value, which xkbcommon reads as hexadecimal
+// numbers; the key type, one or two levels, guessed from them as xkbcommon does), types and
+// compatibility from the standard set.
+func keymapText(keys []Key) string {
 	var b strings.Builder
 	b.WriteString("xkb_keymap {\nxkb_keycodes \"mcec\" {\n minimum = 8;\n maximum = 255;\n")
-	for i := range keysyms {
-		fmt.Fprintf(&b, " <K%d> = %d;\n", i, 8+firstCode+i)
+	for _, key := range keys {
+		fmt.Fprintf(&b, " <K%d> = %d;\n", key.Code, key.Code+8)
 	}
 	b.WriteString("};\nxkb_types \"mcec\" { include \"complete\" };\nxkb_compat \"mcec\" { include \"complete\" };\nxkb_symbols \"mcec\" {\n")
-	for i, s := range keysyms {
-		fmt.Fprintf(&b, " key <K%d> { [ 0x%08x ] };\n", i, s)
+	for _, key := range keys {
+		syms := make([]string, len(key.Syms))
+		for i, s := range key.Syms {
+			syms[i] = fmt.Sprintf("0x%08x", s)
+		}
+		fmt.Fprintf(&b, " key <K%d> { [ %s ] };\n", key.Code, strings.Join(syms, ", "))
 	}
-	for i, s := range keysyms {
-		if mod, ok := modifierOf[s]; ok {
-			fmt.Fprintf(&b, " modifier_map %s { <K%d> };\n", mod, i)
+	for _, key := range keys {
+		if mod, ok := modifierOf[key.Syms[0]]; ok {
+			fmt.Fprintf(&b, " modifier_map %s { <K%d> };\n", mod, key.Code)
 		}
 	}
 	b.WriteString("};\n};\n")
