@@ -33,9 +33,6 @@ const (
 	spareKeys  = wlclient.MaxCode - firstSpare + 1
 )
 
-// shiftCode is KEY_LEFTSHIFT's evdev code.
-const shiftCode = 42
-
 // usKeys are a US keyboard's keys: evdev code, then the unshifted and shifted keysym names.
 var usKeys = []struct {
 	code           uint32
