@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -416,30 +415,12 @@ func (in *input) Drag(ctx context.Context, path []platform.Point, button platfor
 	if err := in.send(ctx, b, true); err != nil {
 		return err
 	}
-	for _, p := range densify(path, dragStep)[1:] {
+	for _, p := range platform.Densify(path, dragStep)[1:] {
 		if err := in.move(ctx, p); err != nil {
 			return err
 		}
 	}
 	return in.send(ctx, b, false)
-}
-
-// densify returns the path with points inserted so that no two consecutive points are more than
-// step pixels apart (in both axes), keeping every original point.
-func densify(path []platform.Point, step int) []platform.Point {
-	out := []platform.Point{path[0]}
-	for i := 1; i < len(path); i++ {
-		a, b := path[i-1], path[i]
-		dx, dy := b.X-a.X, b.Y-a.Y
-		n := int(math.Ceil(float64(max(abs(dx), abs(dy))) / float64(step)))
-		for k := 1; k <= n; k++ {
-			out = append(out, platform.Point{
-				X: a.X + int(math.Round(float64(dx*k)/float64(n))),
-				Y: a.Y + int(math.Round(float64(dy*k)/float64(n))),
-			})
-		}
-	}
-	return out
 }
 
 func abs(v int) int {

@@ -37,7 +37,7 @@ func TestCovered(t *testing.T) {
 }
 
 func TestDensify(t *testing.T) {
-	got := densify([]platform.Point{{X: 0, Y: 0}, {X: 20, Y: 0}}, 8)
+	got := platform.Densify([]platform.Point{{X: 0, Y: 0}, {X: 20, Y: 0}}, 8)
 	want := []platform.Point{{X: 0, Y: 0}, {X: 7, Y: 0}, {X: 13, Y: 0}, {X: 20, Y: 0}}
 	if len(got) != len(want) {
 		t.Fatalf("densify = %v, want %v", got, want)

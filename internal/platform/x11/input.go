@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -364,7 +363,7 @@ func (in input) Drag(ctx context.Context, path []platform.Point, button platform
 		return err
 	}
 	c.appSync(ctx, app)
-	steps := densify(path, dragStep)
+	steps := platform.Densify(path, dragStep)
 	for i, p := range steps[1:] {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("dragging: %w", err)
@@ -382,24 +381,6 @@ func (in input) Drag(ctx context.Context, path []platform.Point, button platform
 	}
 	_, err = c.wmSync(ctx)
 	return err
-}
-
-// densify returns the path with points inserted so that no two consecutive points are more than
-// step pixels apart (in both axes), keeping every original point.
-func densify(path []platform.Point, step int) []platform.Point {
-	out := []platform.Point{path[0]}
-	for i := 1; i < len(path); i++ {
-		a, b := path[i-1], path[i]
-		dx, dy := b.X-a.X, b.Y-a.Y
-		n := int(math.Ceil(float64(max(abs(dx), abs(dy))) / float64(step)))
-		for k := 1; k <= n; k++ {
-			out = append(out, platform.Point{
-				X: a.X + int(math.Round(float64(dx*k)/float64(n))),
-				Y: a.Y + int(math.Round(float64(dy*k)/float64(n))),
-			})
-		}
-	}
-	return out
 }
 
 func abs(v int) int {

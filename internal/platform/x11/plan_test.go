@@ -122,12 +122,12 @@ func TestKeysymNames(t *testing.T) {
 }
 
 func TestDensify(t *testing.T) {
-	got := densify([]platform.Point{{X: 0, Y: 0}, {X: 20, Y: 0}, {X: 20, Y: 3}}, 8)
+	got := platform.Densify([]platform.Point{{X: 0, Y: 0}, {X: 20, Y: 0}, {X: 20, Y: 3}}, 8)
 	want := []platform.Point{{X: 0, Y: 0}, {X: 7, Y: 0}, {X: 13, Y: 0}, {X: 20, Y: 0}, {X: 20, Y: 3}}
 	if !slices.Equal(got, want) {
 		t.Errorf("densify = %v, want %v", got, want)
 	}
-	if got := densify([]platform.Point{{X: 5, Y: 5}, {X: 5, Y: 5}}, 8); len(got) != 1 {
+	if got := platform.Densify([]platform.Point{{X: 5, Y: 5}, {X: 5, Y: 5}}, 8); len(got) != 1 {
 		t.Errorf("a repeated point adds steps: %v", got)
 	}
 }

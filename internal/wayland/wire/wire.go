@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,6 +40,8 @@ const (
 	headerSize = 8
 	maxMessage = 4096 // libwayland's own limit on a message
 	maxFDs     = 28   // per sendmsg, as libwayland
+	// errorWait is how long a failed write waits for the compositor's protocol error.
+	errorWait = time.Second
 )
 
 // ProtocolError is a fatal error the compositor reported (wl_display.error): the connection is
@@ -256,6 +259,14 @@ func (c *Conn) Send(obj uint32, opcode uint16, args ...Arg) error {
 		oob = unix.UnixRights(fds...)
 	}
 	if _, _, err := c.c.WriteMsgUnix(msg, oob, nil); err != nil {
+		// A compositor hangs up right after it reports a protocol error, which the reader may
+		// not have read yet: that error says more than the broken pipe.
+		t := time.NewTimer(errorWait)
+		select {
+		case <-c.done:
+		case <-t.C:
+		}
+		t.Stop()
 		c.fail(fmt.Errorf("wayland: write: %w", err))
 		return c.Err()
 	}
