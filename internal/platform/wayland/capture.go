@@ -22,8 +22,8 @@ func (c *Conn) CaptureRect(ctx context.Context, r platform.Rect) (*image.RGBA, e
 
 // CaptureWindow grabs what is on screen in the window's client area. wlroots 0.15 offers no
 // capture of one window's own surface, so the image is the screen's pixels there: Fallback
-// says so when another window lies over part of it. A minimized (scratchpad) window is shown,
-// captured and hidden again (Restored).
+// says so when another window lies over part of it. A minimized (scratchpad) window is restored
+// first (Restored), as on X11.
 func (c *Conn) CaptureWindow(ctx context.Context, handle uint32) (platform.WindowCapture, error) {
 	w, err := c.Window(ctx, handle)
 	if err != nil {
@@ -34,13 +34,9 @@ func (c *Conn) CaptureWindow(ctx context.Context, handle uint32) (platform.Windo
 		if err := c.WindowOp(ctx, handle, platform.WindowOp{Kind: platform.OpRestore}); err != nil {
 			return wc, err
 		}
-		defer func() {
-			// Hidden again whatever happened, also when ctx ended.
-			_ = c.WindowOp(context.WithoutCancel(ctx), handle, platform.WindowOp{Kind: platform.OpMinimize})
-		}()
 		wc.Restored = true
-		// The compositor draws it on its next frame; a round trip makes sure it has the
-		// command, and the screencopy that follows waits for the frame.
+		// Back from the scratchpad it has a place of its own; the screencopy that follows
+		// waits for the compositor's next frame, which shows it.
 		if w, err = c.Window(ctx, handle); err != nil {
 			return wc, err
 		}

@@ -113,3 +113,30 @@ func findRole(n *platform.Node, role string) *platform.Node {
 	}
 	return nil
 }
+
+// TestCaptureMinimized: a window in the scratchpad is restored to be captured, as on X11.
+func TestCaptureMinimized(t *testing.T) {
+	d := open(t)
+	app := testdesk.GTKScene(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	handle := testdesk.WaitWindow(t, app.PID(), 10*time.Second)
+	if err := d.WindowOp(ctx, handle, platform.WindowOp{Kind: platform.OpMinimize}); err != nil {
+		t.Fatal(err)
+	}
+	testdesk.WaitFor(t, 10*time.Second, "the window never minimized", func() bool {
+		w, err := d.Window(ctx, handle)
+		return err == nil && w.Minimized
+	})
+	wc, err := d.CaptureWindow(ctx, handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Window(ctx, handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !wc.Restored || w.Minimized || wc.Image == nil || wc.Image.Bounds().Dx() != w.Bounds.Width || wc.Image.Bounds().Dy() != w.Bounds.Height {
+		t.Errorf("capture of a minimized window: restored %v, window %+v, image %v", wc.Restored, w, wc.Image.Bounds())
+	}
+}
