@@ -44,7 +44,7 @@ import (
 // Config is the daemon's configuration, already merged from flags and environment.
 type Config struct {
 	// Headless forces a private desktop even when DISPLAY or WAYLAND_DISPLAY is set. Without
-	// either mcec always starts one (attach.go says which session it attaches to otherwise).
+	// either mcec always starts one (linux.Session says which session it attaches to otherwise).
 	Headless bool
 	// Screen is the private desktop's kind and geometry (default X11, 1280x800x24).
 	Screen headless.Options
