@@ -105,13 +105,14 @@ func newRootCmd(st *streams) *cobra.Command {
 	g := &globalOptions{}
 	root := &cobra.Command{
 		Use:   "mcec",
-		Short: "Eyes and hands on a Linux X11 desktop for AI agents, over MCP and HTTP",
+		Short: "Eyes and hands on a Linux desktop (X11, or Wayland with sway) for AI agents, over MCP and HTTP",
 		Long: `mcec serves desktop tools (windows, accessibility trees, captures, displays, sessions) to AI
 agents over the Model Context Protocol (stdio or HTTP) and a plain HTTP façade. Every tool answers
 with one JSON envelope: {sessionId, ok, result | error, warnings}.
 
-Without DISPLAY (or with --headless) mcec starts its own private headless desktop (Xvfb, D-Bus,
-AT-SPI, openbox) and stops it on exit.`,
+Without DISPLAY or WAYLAND_DISPLAY (or with --headless) mcec starts its own private headless
+desktop (Xvfb, D-Bus, AT-SPI, openbox; with --desktop wayland headless sway instead) and stops it
+on exit. In a sway session it attaches to the compositor.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -13,7 +13,7 @@ import (
 // match; at least one is required.
 type WindowTarget struct {
 	Window     string `json:"window,omitempty" mcec:"nonempty" jsonschema:"Window title substring, case-insensitive."`
-	Handle     uint32 `json:"handle,omitempty" mcec:"nonempty" jsonschema:"X11 window id from windows."`
+	Handle     uint32 `json:"handle,omitempty" mcec:"nonempty" jsonschema:"Window handle from windows."`
 	Process    string `json:"process,omitempty" mcec:"nonempty" jsonschema:"Process name, case-insensitive."`
 	PID        int    `json:"pid,omitempty" mcec:"nonempty" jsonschema:"Owning process id."`
 	ClassName  string `json:"className,omitempty" mcec:"nonempty" jsonschema:"WM_CLASS class, case-insensitive."`

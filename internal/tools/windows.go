@@ -15,7 +15,7 @@ var windowConditions = []string{"appears", "disappears", "foreground"}
 
 type windowsArgs struct {
 	Window    string `json:"window,omitempty" mcec:"nonempty" jsonschema:"Only windows whose title contains this, case-insensitive."`
-	Handle    uint32 `json:"handle,omitempty" mcec:"nonempty" jsonschema:"Only the window with this X11 window id."`
+	Handle    uint32 `json:"handle,omitempty" mcec:"nonempty" jsonschema:"Only the window with this handle (X11 window id, or sway container id)."`
 	Process   string `json:"process,omitempty" mcec:"nonempty" jsonschema:"Only windows of this process name, case-insensitive."`
 	PID       int    `json:"pid,omitempty" mcec:"nonempty" jsonschema:"Only windows of this process id."`
 	ClassName string `json:"className,omitempty" mcec:"nonempty" jsonschema:"Only windows of this WM_CLASS class, case-insensitive."`
