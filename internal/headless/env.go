@@ -44,13 +44,17 @@ func desktopEnv(base []string, display, busAddress, runtimeDir string) []string 
 // Wayland (DISPLAY unset, every toolkit's Wayland backend picked) and publish their trees.
 // WAYLAND_DISPLAY is the socket's name in the runtime directory, the form every toolkit reads.
 func waylandEnv(base []string, waylandSocket, swaySocket, busAddress, runtimeDir string) []string {
+	desktop := "sway"
+	if swaySocket == "" {
+		desktop = "KDE" // KWin's desktop
+	}
 	set := [][2]string{
 		{"WAYLAND_DISPLAY", filepath.Base(waylandSocket)},
 		{"SWAYSOCK", swaySocket},
 		{"DBUS_SESSION_BUS_ADDRESS", busAddress},
 		{paths.RuntimeVar, runtimeDir},
 		{"XDG_SESSION_TYPE", "wayland"},
-		{"XDG_CURRENT_DESKTOP", "sway"},
+		{"XDG_CURRENT_DESKTOP", desktop},
 		{"GDK_BACKEND", "wayland"},
 		{"QT_QPA_PLATFORM", "wayland"},
 		{"MOZ_ENABLE_WAYLAND", "1"},
@@ -58,7 +62,12 @@ func waylandEnv(base []string, waylandSocket, swaySocket, busAddress, runtimeDir
 		{"ELECTRON_OZONE_PLATFORM_HINT", "wayland"},
 		{"GSETTINGS_BACKEND", "memory"},
 	}
-	return withVars(base, set, append(slices.Clone(dropEnv), "DISPLAY", "WAYLAND_SOCKET", "I3SOCK"))
+	drop := append(slices.Clone(dropEnv), "DISPLAY", "WAYLAND_SOCKET", "I3SOCK")
+	if swaySocket == "" {
+		set = slices.DeleteFunc(set, func(kv [2]string) bool { return kv[0] == "SWAYSOCK" })
+		drop = append(drop, "SWAYSOCK")
+	}
+	return withVars(base, set, drop)
 }
 
 // withVars is base with every toolkit's accessibility switched on (a11yenv, the one list of

@@ -36,7 +36,11 @@ type Kind string
 const (
 	X11     Kind = "x11"     // Xvfb and openbox
 	Wayland Kind = "wayland" // headless sway
+	KWin    Kind = "kwin"    // KDE's kwin_wayland on its virtual backend (kwin.go)
 )
+
+// IsWayland reports whether the desktop is a Wayland compositor.
+func (k Kind) IsWayland() bool { return k == Wayland || k == KWin }
 
 // ParseKind reads a --desktop value ("" is X11, the default).
 func ParseKind(s string) (Kind, error) {
@@ -45,8 +49,10 @@ func ParseKind(s string) (Kind, error) {
 		return X11, nil
 	case Wayland:
 		return Wayland, nil
+	case KWin:
+		return KWin, nil
 	}
-	return "", fmt.Errorf("unknown desktop %q: want x11 or wayland", s)
+	return "", fmt.Errorf("unknown desktop %q: want x11, wayland or kwin", s)
 }
 
 // Options configure Start. The zero value is a 1280x800x24 X11 desktop with a
@@ -182,8 +188,11 @@ func (d *Desktop) start(ctx context.Context, opts Options) error {
 		d.log.Warn("no watchdog for the private desktop: if mcec is killed outright, its processes stay until the next start", "err", err)
 	}
 
-	if d.kind == Wayland {
+	switch d.kind {
+	case Wayland:
 		return d.startWayland(ctx, opts, step)
+	case KWin:
+		return d.startKWinDesktop(ctx, opts, step)
 	}
 	step(StepXvfb)
 	if err := d.startXvfb(ctx, opts); err != nil {
@@ -236,6 +245,23 @@ func (d *Desktop) startWayland(ctx context.Context, opts Options, step func(stri
 		return err
 	}
 	d.env = waylandEnv(os.Environ(), d.waylandSocket, d.swaySocket, d.busAddr, d.dir)
+	step(StepA11yBus)
+	return d.startA11y(ctx)
+}
+
+// startKWinDesktop runs Start's steps for a KWin desktop: the session bus first, as KWin
+// registers its interfaces there, then the compositor, then the a11y bus.
+func (d *Desktop) startKWinDesktop(ctx context.Context, opts Options, step func(string)) error {
+	d.env = waylandEnv(os.Environ(), filepath.Join(d.dir, "wayland-0"), "", d.sessionBusSocket(), d.dir)
+	step(StepSessionBus)
+	if err := d.startSessionBus(ctx); err != nil {
+		return err
+	}
+	step(StepCompositor)
+	if err := d.startKWin(ctx, opts); err != nil {
+		return err
+	}
+	d.env = waylandEnv(os.Environ(), d.waylandSocket, "", d.busAddr, d.dir)
 	step(StepA11yBus)
 	return d.startA11y(ctx)
 }

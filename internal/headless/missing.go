@@ -27,6 +27,7 @@ var requirements = []requirement{
 	{"at-spi2-registryd", "at-spi2-core", atspiDirs, ""},
 	{"openbox", "openbox", nil, X11},
 	{"sway", "sway", nil, Wayland},
+	{"kwin_wayland", "kwin-wayland", nil, KWin},
 }
 
 // MissingPrograms reports which programs the X11 desktop needs and are absent, with the

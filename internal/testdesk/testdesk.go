@@ -30,6 +30,7 @@ import (
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/paths"
 	"github.com/mcec/mcec/internal/procgroup"
+	"github.com/mcec/mcec/internal/wayland/kwin"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
 )
 
@@ -48,6 +49,9 @@ func Main(m *testing.M) int { return run(m, headless.X11) }
 // MainWayland is Main with a private Wayland desktop (headless sway): it exports
 // WAYLAND_DISPLAY, SWAYSOCK, DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR and unsets DISPLAY.
 func MainWayland(m *testing.M) int { return run(m, headless.Wayland) }
+
+// MainKWin is Main on a private KWin desktop (KDE's compositor, headless.KWin).
+func MainKWin(m *testing.M) int { return run(m, headless.KWin) }
 
 func run(m *testing.M, kind headless.Kind) int {
 	if miss := headless.MissingFor(kind); len(miss) > 0 {
@@ -82,7 +86,7 @@ func run(m *testing.M, kind headless.Kind) int {
 			os.Setenv(k, v)
 		}
 	}
-	if kind == headless.Wayland {
+	if kind.IsWayland() {
 		os.Unsetenv("DISPLAY")
 	}
 	os.Unsetenv("AT_SPI_BUS_ADDRESS")
@@ -262,8 +266,12 @@ func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) 
 // X server is local and ours, so its replies are not given deadlines here.
 func WaitWindow(t testing.TB, pid int, timeout time.Duration) uint32 {
 	t.Helper()
-	if Desktop().Kind() == headless.Wayland {
+	switch Desktop().Kind() {
+	case headless.Wayland:
 		return waitView(t, pid, timeout)
+	case headless.KWin:
+		waitKWinWindow(t, pid, timeout)
+		return 0
 	}
 	// headless (through internal/xgbext) has already silenced xgb's logger.
 	x, err := xgb.NewConnDisplay(Desktop().Display())
@@ -341,6 +349,23 @@ func WaitAccessible(t testing.TB, pid int, timeout time.Duration) {
 			}
 		}
 		return false
+	})
+}
+
+// waitKWinWindow waits until KWin lists a window of pid. KWin names windows by UUID; their
+// handles are given by the backend's connection, so there is none to return.
+func waitKWinWindow(t testing.TB, pid int, timeout time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	k, err := kwin.Dial(ctx, Desktop().DBusAddress())
+	if err != nil {
+		t.Fatalf("testdesk: KWin: %v", err)
+	}
+	defer k.Close()
+	WaitFor(t, timeout, fmt.Sprintf("no window of pid %d in KWin", pid), func() bool {
+		ws, err := k.Windows(ctx)
+		return err == nil && slices.ContainsFunc(ws, func(w kwin.Window) bool { return w.PID == pid && w.Frame.Width > 0 })
 	})
 }
 

@@ -26,9 +26,11 @@ import (
 // Config says which desktop to attach to.
 type Config struct {
 	Display string // X display; "" = $DISPLAY
-	// Wayland, when set, is the Wayland display socket (absolute) to attach to instead of X,
-	// and Sway the compositor's IPC socket (internal/platform/wayland).
+	// Wayland, when set, is the Wayland display socket (absolute) to attach to instead of X;
+	// the compositor is sway, reached on its IPC socket Sway, or KWin, reached on the session
+	// bus (internal/platform/wayland).
 	Wayland, Sway string
+	KWin          bool
 	DBusAddress   string // session bus; "" = $DBUS_SESSION_BUS_ADDRESS
 	// AtspiCallTimeout bounds each AT-SPI call: a hung application costs one of these.
 	AtspiCallTimeout time.Duration
@@ -67,7 +69,13 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Wayland != "" {
-		w, err := wayland.Dial(ctx, wayland.Config{Socket: cfg.Wayland, Sway: cfg.Sway, Logger: cfg.Logger})
+		wc := wayland.Config{Socket: cfg.Wayland, Sway: cfg.Sway, Logger: cfg.Logger}
+		if cfg.KWin {
+			if wc.KWinBus = cfg.DBusAddress; wc.KWinBus == "" {
+				wc.KWinBus = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+			}
+		}
+		w, err := wayland.Dial(ctx, wc)
 		if err != nil {
 			return nil, err
 		}

@@ -28,7 +28,9 @@ func TestSession(t *testing.T) {
 		{"sway", env("WAYLAND_DISPLAY", "wayland-1", "SWAYSOCK", "/run/s.sock", "DISPLAY", ":0"),
 			Config{Wayland: filepath.Join(runtime, "wayland-1"), Sway: "/run/s.sock"}, true, ""},
 		{"sway, absolute socket", env("WAYLAND_DISPLAY", "/x/wl", "SWAYSOCK", "/run/s.sock"), Config{Wayland: "/x/wl", Sway: "/run/s.sock"}, true, ""},
-		{"another compositor with XWayland", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "KDE"),
+		{"KDE Plasma: KWin", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "KDE"),
+			Config{Wayland: filepath.Join(runtime, "wayland-0"), KWin: true}, true, ""},
+		{"another compositor with XWayland", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "GNOME"),
 			Config{Display: ":0"}, true, ""},
 		{"another compositor without XWayland", env("WAYLAND_DISPLAY", "wayland-0", "XDG_CURRENT_DESKTOP", "GNOME"), Config{}, false, "GNOME"},
 	} {

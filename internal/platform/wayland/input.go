@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,6 +77,18 @@ func (p pressed) String() string {
 	return keysym.Name(p.key)
 }
 
+// pointerDevice is a pointer mcec drives: wlroots' virtual pointer or KWin's fake input.
+type pointerDevice interface {
+	MotionAbsolute(ctx context.Context, x, y int) error
+	Button(ctx context.Context, code uint32, pressed bool) error
+	Axis(ctx context.Context, vertical bool, clicks int) error
+}
+
+// keyDevice is a keyboard mcec drives by evdev codes.
+type keyDevice interface {
+	Key(ctx context.Context, code uint32, pressed bool) error
+}
+
 // input implements platform.Input on the connection's virtual devices.
 type input struct {
 	c       *Conn
@@ -83,8 +96,12 @@ type input struct {
 
 	mu        sync.Mutex
 	devErr    error
-	ptr       *wlclient.Pointer
-	kbd       *wlclient.Keyboard
+	ptr       pointerDevice
+	kbd       keyDevice
+	// vkbd is the virtual keyboard whose keymap and modifiers mcec sets; nil on KWin's fake
+	// input, whose codes go through the session's own keymap, assumed to be a US one, and whose
+	// modifiers follow the modifier keys pressed.
+	vkbd      *wlclient.Keyboard
 	readyAt   time.Time
 	at        platform.Point // where mcec last put the pointer
 	atKnown   bool
@@ -116,19 +133,26 @@ func (in *input) devices(ctx context.Context) error {
 	if in.ptr != nil && in.kbd != nil || in.devErr != nil {
 		return in.devErr
 	}
-	ptr, err := in.c.wl.Pointer(ctx)
-	if err == nil {
-		in.ptr = ptr
-		var kbd *wlclient.Keyboard
-		if kbd, err = in.c.wl.Keyboard(ctx); err == nil {
-			in.kbd = kbd
+	var err error
+	if in.c.wl.Has(wlclient.FakeInputInterface) && !in.c.wl.Has(wlclient.VirtualPointerInterface) {
+		var f *wlclient.FakeInput
+		if f, err = in.c.wl.FakeInput(ctx); err == nil {
+			in.ptr, in.kbd = f, f
+		}
+	} else {
+		var ptr *wlclient.Pointer
+		if ptr, err = in.c.wl.Pointer(ctx); err == nil {
+			var kbd *wlclient.Keyboard
+			if kbd, err = in.c.wl.Keyboard(ctx); err == nil {
+				in.ptr, in.kbd, in.vkbd = ptr, kbd, kbd
+			}
 		}
 	}
 	if err != nil {
 		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-			in.devErr = in.c.wlErr("make the virtual input devices", err)
+			in.devErr = wlErr("make the virtual input devices", err)
 		}
-		return in.c.wlErr("make the virtual input devices", err)
+		return wlErr("make the virtual input devices", err)
 	}
 	in.readyAt = time.Now().Add(deviceSettle)
 	return nil
@@ -215,7 +239,7 @@ func pause(ctx context.Context, d time.Duration) error {
 func (in *input) send(ctx context.Context, p pressed, down bool) error {
 	if p.button != 0 {
 		if err := in.ptr.Button(ctx, evdevButton[p.button], down); err != nil {
-			return in.c.wlErr("input", err)
+			return wlErr("input", err)
 		}
 		in.record(p, down)
 		return nil
@@ -279,10 +303,10 @@ func (in *input) key(ctx context.Context, sym uint32, down bool) error {
 		return fmt.Errorf("%w: keysym %s is not on the keyboard", platform.ErrUnsupported, keysym.Name(sym))
 	}
 	if err := in.kbd.Key(ctx, pl.code, down); err != nil {
-		return in.c.wlErr("input", err)
+		return wlErr("input", err)
 	}
 	mask, ok := modifierMask[sym]
-	if !ok {
+	if !ok || in.vkbd == nil {
 		return nil
 	}
 	in.mu.Lock()
@@ -299,7 +323,7 @@ func (in *input) key(ctx context.Context, sym uint32, down bool) error {
 	}
 	in.modifiers = mods
 	in.mu.Unlock()
-	return in.c.wlErr("input", in.kbd.Modifiers(ctx, mods, 0, 0, 0))
+	return wlErr("input", in.vkbd.Modifiers(ctx, mods, 0, 0, 0))
 }
 
 // load puts syms on the keyboard (keymap.go), uploading the keymap when it changed.
@@ -311,8 +335,25 @@ func (in *input) load(ctx context.Context, syms []uint32) error {
 	if !changed {
 		return nil
 	}
-	if err := in.kbd.SetKeymap(ctx, keys); err != nil {
-		return in.c.wlErr("load a keymap", err)
+	if in.vkbd == nil {
+		if len(keys) > base {
+			in.mu.Lock()
+			missing := make([]string, 0, len(in.lay.extras))
+			for _, s := range in.lay.extras {
+				missing = append(missing, keysym.Name(s))
+			}
+			in.lay = newLayout()
+			in.mu.Unlock()
+			return fmt.Errorf("%w: KWin's fake input types through the session's keyboard layout, taken to be a US one, and %s is not on it; "+
+				"set the text with invoke setvalue, or paste it through the clipboard", platform.ErrCompositorUnsupported, strings.Join(missing, ", "))
+		}
+		in.mu.Lock()
+		in.loaded = true
+		in.mu.Unlock()
+		return nil
+	}
+	if err := in.vkbd.SetKeymap(ctx, keys); err != nil {
+		return wlErr("load a keymap", err)
 	}
 	in.mu.Lock()
 	in.loaded = true
@@ -324,7 +365,7 @@ func (in *input) load(ctx context.Context, syms []uint32) error {
 func (in *input) checkPoint(ctx context.Context, p platform.Point) error {
 	outs, err := in.c.wl.Outputs(ctx)
 	if err != nil {
-		return in.c.wlErr("read the outputs", err)
+		return wlErr("read the outputs", err)
 	}
 	for _, o := range outs {
 		if image.Pt(p.X, p.Y).In(image.Rect(o.X, o.Y, o.X+o.Width, o.Y+o.Height)) {
@@ -344,7 +385,7 @@ func checkButton(b platform.Button) error {
 // move puts the pointer at p.
 func (in *input) move(ctx context.Context, p platform.Point) error {
 	if err := in.ptr.MotionAbsolute(ctx, p.X, p.Y); err != nil {
-		return in.c.wlErr("move the pointer", err)
+		return wlErr("move the pointer", err)
 	}
 	in.mu.Lock()
 	in.at, in.atKnown = p, true
@@ -683,12 +724,12 @@ func (in *input) Scroll(ctx context.Context, dx, dy int) error {
 	defer in.end()
 	if dy != 0 {
 		if err := in.ptr.Axis(ctx, true, dy); err != nil {
-			return in.c.wlErr("scroll", err)
+			return wlErr("scroll", err)
 		}
 	}
 	if dx != 0 {
 		if err := in.ptr.Axis(ctx, false, dx); err != nil {
-			return in.c.wlErr("scroll", err)
+			return wlErr("scroll", err)
 		}
 	}
 	return nil

@@ -18,7 +18,7 @@ import "github.com/mcec/mcec/internal/platform"
 //     the object below the frame that spans the client area's width (GTK 3's header bar,
 //     Chromium's client view) and sits where a shadow of equal sides would put it;
 //   - anything else: no rule fits, and the tree has no bounds rather than wrong ones.
-func (c *Conn) Origin(w platform.Window, frame platform.Rect, children []platform.Rect) (platform.Point, bool) {
+func (s *sway) Origin(w platform.Window, frame platform.Rect, children []platform.Rect) (platform.Point, bool) {
 	return origin(w.Bounds, frame, children)
 }
 

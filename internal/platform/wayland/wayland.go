@@ -1,12 +1,18 @@
-// Package wayland is the display-server half of the Linux backend on a Wayland compositor:
-// windows and window operations through sway's IPC (internal/wayland/swayipc), pixels through
-// wlr-screencopy, input through a persistent virtual pointer and keyboard, and the clipboard
-// through data-control (internal/wayland/wlclient). internal/platform/linux joins it with the
-// AT-SPI trees, which on Wayland are window-local: Origin places them on screen.
+// Package wayland is the display-server half of the Linux backend on a Wayland compositor.
+// What differs between compositors sits behind compositor:
+//   - sway (and compositors speaking its IPC): windows and window operations through sway's
+//     IPC (internal/wayland/swayipc), pixels through wlr-screencopy (sway.go);
+//   - KWin (KDE Plasma): windows and window operations through KWin scripts, pixels through
+//     ScreenShot2 (internal/wayland/kwin; kwin.go).
 //
-// sway (wlroots) is the compositor it drives: mcec's private Wayland desktop is headless sway
-// (internal/headless), and every protocol used here is offered by wlroots compositors to any
-// client without consent (shared/spec/wayland-notes.md §1.1).
+// Input goes through whatever devices the compositor offers (input.go): wlroots' persistent
+// virtual pointer and keyboard, or KWin's fake input. The clipboard is data-control, displays
+// are wl_output with xdg-output (internal/wayland/wlclient). internal/platform/linux joins it
+// with the AT-SPI trees, which on Wayland are window-local: Origin places them on screen.
+//
+// mcec's private Wayland desktop is headless sway (internal/headless); every protocol used with
+// sway is offered by wlroots compositors to any client without consent
+// (shared/spec/wayland-notes.md §1.1). KWin asks for a desktop file (docs/wayland.md).
 package wayland
 
 import (
@@ -16,23 +22,34 @@ import (
 	"log/slog"
 
 	"github.com/mcec/mcec/internal/platform"
-	"github.com/mcec/mcec/internal/wayland/swayipc"
 	"github.com/mcec/mcec/internal/wayland/wlclient"
 )
 
-// Config says which compositor to attach to.
+// Config says which compositor to attach to: Socket and one of Sway or KWinBus.
 type Config struct {
-	Socket string // the Wayland display socket, absolute
-	Sway   string // sway's IPC socket, absolute
-	Logger *slog.Logger
+	Socket  string // the Wayland display socket, absolute
+	Sway    string // sway's IPC socket, absolute
+	KWinBus string // the session bus KWin is on
+	Logger  *slog.Logger
+}
+
+// compositor is what differs between the compositors mcec drives: windows and their
+// operations and events, displays, pixels, and where a window's accessibility extents start.
+type compositor interface {
+	platform.WindowReader
+	platform.WindowOperator
+	platform.Capturer
+	WindowManagerName(ctx context.Context) (string, error)
+	Origin(w platform.Window, frame platform.Rect, children []platform.Rect) (platform.Point, bool)
+	Close() error
 }
 
 // Conn is one attachment to a compositor. It is safe for concurrent use.
 type Conn struct {
+	compositor
 	cfg Config
 	log *slog.Logger
 	wl  *wlclient.Client
-	ipc *swayipc.Conn
 	in  *input
 }
 
@@ -41,64 +58,48 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Sway == "" {
-		return nil, fmt.Errorf("%w: no sway IPC socket (SWAYSOCK): windows and window operations need sway's IPC; other compositors are not supported yet",
+	if cfg.Sway == "" && cfg.KWinBus == "" {
+		return nil, fmt.Errorf("%w: neither sway's IPC socket (SWAYSOCK) nor KWin's session bus: windows and window operations need one of them",
 			platform.ErrDisplayUnavailable)
 	}
 	wl, err := wlclient.Dial(ctx, cfg.Socket)
 	if err != nil {
 		return nil, fmt.Errorf("%w: wayland %s: %w", platform.ErrDisplayUnavailable, cfg.Socket, err)
 	}
-	ipc, err := swayipc.Dial(ctx, cfg.Sway)
+	var comp compositor
+	if cfg.Sway != "" {
+		comp, err = dialSway(ctx, cfg.Sway, wl)
+	} else {
+		comp, err = dialKWin(ctx, cfg.KWinBus, wl)
+	}
 	if err != nil {
 		wl.Close()
-		return nil, fmt.Errorf("%w: sway IPC %s: %w", platform.ErrDisplayUnavailable, cfg.Sway, err)
+		return nil, err
 	}
-	c := &Conn{cfg: cfg, log: cfg.Logger, wl: wl, ipc: ipc}
+	c := &Conn{compositor: comp, cfg: cfg, log: cfg.Logger, wl: wl}
 	c.in = newInput(c)
 	return c, nil
 }
 
-// Close releases what input holds and closes both connections.
+// Close releases what input holds and closes the connections.
 func (c *Conn) Close() error {
-	return errors.Join(c.in.close(), c.wl.Close(), c.ipc.Close())
-}
-
-// WindowManagerName names the compositor and its version ("sway 1.7").
-func (c *Conn) WindowManagerName(ctx context.Context) (string, error) {
-	v, err := c.ipc.Version(ctx)
-	if err != nil {
-		return "", c.ipcErr(err)
-	}
-	return "sway " + v.HumanReadable, nil
+	return errors.Join(c.in.close(), c.wl.Close(), c.compositor.Close())
 }
 
 // ClipboardGet implements platform.Clipboard through data-control (no focus needed).
 func (c *Conn) ClipboardGet(ctx context.Context) (string, error) {
 	s, err := c.wl.ClipboardGet(ctx)
-	return s, c.wlErr("read the clipboard", err)
+	return s, wlErr("read the clipboard", err)
 }
 
 // ClipboardSet implements platform.Clipboard: mcec serves text until another client takes the
 // selection.
 func (c *Conn) ClipboardSet(ctx context.Context, text string) error {
-	return c.wlErr("set the clipboard", c.wl.ClipboardSet(ctx, text))
-}
-
-// ipcErr converts a failure of sway's IPC: the compositor is gone or stuck.
-func (c *Conn) ipcErr(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	var cmd *swayipc.CommandError
-	if errors.As(err, &cmd) {
-		return err
-	}
-	return fmt.Errorf("%w: sway IPC: %w", platform.ErrDisplayUnavailable, err)
+	return wlErr("set the clipboard", c.wl.ClipboardSet(ctx, text))
 }
 
 // wlErr converts a failure of the Wayland connection, naming what was being done.
-func (c *Conn) wlErr(what string, err error) error {
+func wlErr(what string, err error) error {
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err

@@ -87,6 +87,14 @@ const (
 	dataOfferReceive        = 0 // request receive(mime_type string, fd fd)
 	dataOfferDestroy        = 1 // request destroy
 	dataOfferOffer          = 0 // event offer(mime_type string)
+
+	// org_kde_kwin_fake_input (KDE's plasma-wayland-protocols, fake-input.xml)
+	fakeAuthenticate    = 0  // request authenticate(application, reason string)
+	fakeButton          = 2  // request button(button, state uint)
+	fakeAxis            = 3  // request axis(axis uint, value fixed)
+	fakeMotionAbsolute  = 9  // request pointer_motion_absolute(x, y fixed), since 3
+	fakeKeyboardKey     = 10 // request keyboard_key(button, state uint), since 4
+	fakeInputMinVersion = 4
 )
 
 // The globals this package binds, with the highest version it speaks.
@@ -100,9 +108,17 @@ const (
 	ifVirtualKeyboard = "zwp_virtual_keyboard_manager_v1"
 	ifDataControl     = "zwlr_data_control_manager_v1"
 	ifToplevels       = "zwlr_foreign_toplevel_manager_v1"
+	ifFakeInput       = "org_kde_kwin_fake_input"
 )
 
 var speaks = map[string]uint32{
 	ifShm: 1, ifSeat: 1, ifOutput: 4, ifXdgOutputMgr: 3, ifScreencopy: 3,
 	ifVirtualPointer: 2, ifVirtualKeyboard: 1, ifDataControl: 2, ifToplevels: 3,
+	ifFakeInput: 4,
 }
+
+// Interface names callers test with Has.
+const (
+	FakeInputInterface      = ifFakeInput
+	VirtualPointerInterface = ifVirtualPointer
+)

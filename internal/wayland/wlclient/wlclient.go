@@ -48,13 +48,16 @@ type Client struct {
 	outputs []*Output            // updated from events
 	tops    map[uint32]*Toplevel // foreign toplevels by handle id, updated from events
 
-	ptrOnce sync.Once
-	ptr     *Pointer
-	ptrErr  error
-	kbdOnce sync.Once
-	kbd     *Keyboard
-	kbdErr  error
-	clip    *clipboard
+	ptrOnce  sync.Once
+	ptr      *Pointer
+	ptrErr   error
+	kbdOnce  sync.Once
+	kbd      *Keyboard
+	kbdErr   error
+	fakeOnce sync.Once
+	fake     *FakeInput
+	fakeErr  error
+	clip     *clipboard
 }
 
 // Dial connects to the compositor's socket and binds what it offers of the globals this package
@@ -263,6 +266,9 @@ func (cl *Client) Roundtrip(ctx context.Context) error { return cl.c.Roundtrip(c
 
 // Close releases held input, destroys the devices and closes the connection.
 func (cl *Client) Close() error {
+	if cl.fake != nil {
+		cl.fake.release()
+	}
 	if cl.kbd != nil {
 		cl.kbd.destroy()
 	}

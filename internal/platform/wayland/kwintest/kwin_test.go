@@ -1,0 +1,56 @@
+// Package kwintest runs the backend's tests on KDE's compositor: a private KWin desktop
+// (kwin_wayland --virtual, headless.KWin), the Linux backend attached to it as it attaches to a
+// user's Plasma session.
+package kwintest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/platform/platformtest"
+	"github.com/mcec/mcec/internal/testdesk"
+)
+
+func TestMain(m *testing.M) { os.Exit(testdesk.MainKWin(m)) }
+
+func open(t *testing.T) *linux.Desktop {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	desk := testdesk.Desktop()
+	d, err := linux.Open(ctx, linux.Config{Wayland: desk.WaylandSocket(), KWin: true,
+		DBusAddress: desk.DBusAddress(), AtspiCallTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
+}
+
+// TestConformance runs the backend conformance suite on KWin, with the scene as a GTK 3
+// application running natively on the compositor.
+func TestConformance(t *testing.T) {
+	platformtest.Run(t, func(t *testing.T) platformtest.Harness {
+		return platformtest.Harness{Desktop: open(t), Start: testdesk.GTKScene}
+	})
+}
+
+// TestTypeOffLayout: fake input types through the session's keymap, so a character no US key
+// makes fails before anything is typed, with the code that names the compositor's limit.
+func TestTypeOffLayout(t *testing.T) {
+	d := open(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := d.Input().Type(ctx, "Grüße")
+	if err == nil || !errors.Is(err, platform.ErrCompositorUnsupported) {
+		t.Fatalf("Type of ü on KWin = %v, want ErrCompositorUnsupported", err)
+	}
+	if held, err := d.Input().Held(ctx); err != nil || len(held) != 0 {
+		t.Errorf("held %v (%v) after a refused Type", held, err)
+	}
+}
