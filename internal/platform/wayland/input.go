@@ -94,10 +94,10 @@ type input struct {
 	c       *Conn
 	gesture chan struct{} // capacity 1: one gesture at a time, waiters can give up
 
-	mu        sync.Mutex
-	devErr    error
-	ptr       pointerDevice
-	kbd       keyDevice
+	mu     sync.Mutex
+	devErr error
+	ptr    pointerDevice
+	kbd    keyDevice
 	// vkbd is the virtual keyboard whose keymap and modifiers mcec sets; nil on KWin's fake
 	// input, whose codes go through the session's own keymap, assumed to be a US one, and whose
 	// modifiers follow the modifier keys pressed.
