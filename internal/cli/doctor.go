@@ -23,7 +23,8 @@ IsEnabled and ScreenReaderEnabled), the applications registered on it, and every
 which windows have none or only a skeleton, why (no bridge, accessibility switched off, still
 registering), and the fix. In a Wayland session of sway it checks the compositor and the
 protocols mcec uses instead of X. Without DISPLAY or WAYLAND_DISPLAY, or with --headless, it
-checks a private desktop it starts for the purpose (--desktop wayland: a Wayland one). Exit 1
+checks a private desktop it starts for the purpose (--desktop wayland: a Wayland one; --desktop
+kwin: KDE's compositor). Exit 1
 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -34,7 +35,7 @@ when a check fails.`,
 				// A Wayland session mcec cannot drive: the compositor check says so.
 				target.Wayland = os.Getenv("WAYLAND_DISPLAY")
 			case !g.headless && attach:
-				target = doctor.Target{Display: session.Display, Wayland: session.Wayland, Sway: session.Sway}
+				target = doctor.Target{Display: session.Display, Wayland: session.Wayland, Sway: session.Sway, KWin: session.KWin}
 				if note != "" {
 					fmt.Fprintln(st.err, "note:", note)
 				}

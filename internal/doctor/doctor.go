@@ -68,8 +68,9 @@ type Target struct {
 	Private bool
 	Kind    headless.Kind
 	// Wayland and Sway, when set, are a Wayland desktop's display and IPC sockets (absolute):
-	// its checks replace the X ones.
+	// its checks replace the X ones. KWin says the compositor is KWin, on the session bus.
 	Wayland, Sway string
+	KWin          bool
 }
 
 // stepTimeout bounds each check: a hung bus or server costs one of these.
@@ -80,7 +81,8 @@ func Run(ctx context.Context, t Target) Report {
 	r := Report{Display: t.Display}
 	add := func(c Check) { r.Checks = append(r.Checks, c) }
 
-	if t.Wayland != "" || t.Private && t.Kind == headless.Wayland {
+	if t.Wayland != "" || t.Private && t.Kind.IsWayland() {
+		t.KWin = t.KWin || t.Kind == headless.KWin
 		r.Wayland = t.Wayland
 		runWayland(ctx, t, add)
 		return r
@@ -120,8 +122,11 @@ func programsFor(kind headless.Kind, private bool) Check {
 	missing := headless.MissingFor(kind)
 	if len(missing) == 0 {
 		server := "Xvfb, dbus-daemon, at-spi-bus-launcher and openbox"
-		if kind == headless.Wayland {
+		switch kind {
+		case headless.Wayland:
 			server = "sway, dbus-daemon and at-spi-bus-launcher"
+		case headless.KWin:
+			server = "kwin_wayland, dbus-daemon and at-spi-bus-launcher"
 		}
 		return Check{Name: "programs", Status: OK, Detail: server + " are installed"}
 	}

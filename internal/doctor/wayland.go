@@ -2,19 +2,24 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"image"
 	"os"
 	"strings"
 
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/wayland/kwin"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
 	"github.com/mcec/mcec/internal/wayland/wlclient"
 )
 
-// waylandProtocols are the Wayland globals mcec uses on a wlroots compositor, and what is lost
-// without each.
-var waylandProtocols = []struct{ iface, use string }{
+// protocol is a Wayland global mcec uses, and what is lost without it.
+type protocol struct{ iface, use string }
+
+// waylandProtocols are the Wayland globals mcec uses on a wlroots compositor.
+var waylandProtocols = []protocol{
 	{"zwlr_screencopy_manager_v1", "capture, OCR, recordings and pixel effects"},
 	{"zwlr_virtual_pointer_manager_v1", "click, drag and scroll"},
 	{"zwp_virtual_keyboard_manager_v1", "typing and key chords"},
@@ -22,18 +27,38 @@ var waylandProtocols = []struct{ iface, use string }{
 	{"zxdg_output_manager_v1", "the outputs' logical layout"},
 }
 
+// kwinProtocols are the Wayland globals mcec uses on KWin (pixels come over D-Bus).
+var kwinProtocols = []protocol{
+	{"org_kde_kwin_fake_input", "click, drag, scroll, typing and key chords"},
+	{"zwlr_data_control_manager_v1", "the clipboard"},
+	{"zxdg_output_manager_v1", "the outputs' logical layout"},
+}
+
+// kwinDesktopFile is what a Plasma user installs so that KWin lets mcec capture and send input
+// (docs/wayland.md).
+const kwinDesktopFile = "install a desktop file for mcec (docs/wayland.md, \"KDE Plasma\"): Exec=<mcec's absolute path>, " +
+	"X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2, X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input; then restart mcec"
+
 // runWayland checks a Wayland desktop: the compositor behind sway's IPC, the protocols mcec
 // needs, the accessibility bus and every window's tree.
 func runWayland(ctx context.Context, t Target, add func(Check)) {
-	add(programsFor(headless.Wayland, t.Private))
+	kind := headless.Wayland
+	if t.KWin {
+		kind = headless.KWin
+	}
+	add(programsFor(kind, t.Private))
 	if t.Private && t.Wayland == "" {
 		return // the private desktop could not start: the programs check says why
+	}
+	if t.KWin {
+		runKWin(ctx, t, add)
+		return
 	}
 	if t.Sway == "" {
 		add(Check{Name: "compositor", Status: Fail,
 			Detail: fmt.Sprintf("the Wayland session of %s has no sway IPC (SWAYSOCK): native Wayland windows cannot be listed, captured or driven",
 				orUnknown(os.Getenv("XDG_CURRENT_DESKTOP"))),
-			Fix: "mcec drives sway and other compositors that speak its IPC; KDE and GNOME sessions are not supported yet. " +
+			Fix: "mcec drives sway (and compositors that speak its IPC) and KDE's KWin; GNOME and other compositors are not supported yet. " +
 				"Run mcec with --headless (its own desktop, --desktop wayland for a Wayland one), or set DISPLAY to the session's XWayland display for X11 programs"})
 		return
 	}
@@ -51,15 +76,57 @@ func runWayland(ctx context.Context, t Target, add func(Check)) {
 		add(Check{Name: "compositor", Status: Fail, Detail: "sway IPC: " + err.Error(), Fix: "check SWAYSOCK and that sway runs"})
 		return
 	}
-	add(protocols(ctx, t.Wayland))
+	add(protocols(ctx, t.Wayland, waylandProtocols, "use a wlroots compositor that offers them (sway does)"))
 	add(a11yBus(ctx, t.DBusAddress))
 	add(a11yStatus(ctx, t.DBusAddress, t.Private))
 	add(apps(ctx, t.DBusAddress))
 	add(windowTrees(ctx, linux.Config{Wayland: t.Wayland, Sway: t.Sway, DBusAddress: t.DBusAddress}))
 }
 
-// protocols lists the globals the compositor offers against those mcec uses.
-func protocols(ctx context.Context, socket string) Check {
+// runKWin checks a KWin desktop: KWin on the session bus, its scripting, whether it lets mcec
+// capture, the Wayland globals, the accessibility bus and every window's tree.
+func runKWin(ctx context.Context, t Target, add func(Check)) {
+	bus := t.DBusAddress
+	if bus == "" {
+		bus = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	}
+	kctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	k, err := kwin.Dial(kctx, bus)
+	if err != nil {
+		add(Check{Name: "compositor", Status: Fail, Detail: "KWin: " + err.Error(),
+			Fix: "run mcec inside the Plasma session, where DBUS_SESSION_BUS_ADDRESS names KWin's bus"})
+		return
+	}
+	defer k.Close()
+	v, err := k.Version(kctx)
+	if err != nil {
+		v = "(version unknown: " + err.Error() + ")"
+	}
+	if _, err := k.Windows(kctx); err != nil {
+		add(Check{Name: "compositor", Status: Fail, Detail: "KWin " + v + ": its scripting does not answer: " + err.Error(),
+			Fix: "windows are listed through KWin scripts (org.kde.kwin.Scripting); check that scripting is enabled"})
+		return
+	}
+	add(Check{Name: "compositor", Status: OK, Detail: "KWin " + v + " (windows through KWin scripts)"})
+	if _, err := k.CaptureArea(kctx, image.Rect(0, 0, 1, 1)); err != nil {
+		c := Check{Name: "kwin-screenshot", Status: Fail, Detail: err.Error()}
+		if errors.Is(err, kwin.ErrNotAuthorized) {
+			c.Fix = kwinDesktopFile
+		}
+		add(c)
+	} else {
+		add(Check{Name: "kwin-screenshot", Status: OK, Detail: "org.kde.KWin.ScreenShot2 lets mcec capture"})
+	}
+	add(protocols(ctx, t.Wayland, kwinProtocols, kwinDesktopFile+" (fake input is offered only to allowed clients)"))
+	add(a11yBus(ctx, t.DBusAddress))
+	add(a11yStatus(ctx, t.DBusAddress, t.Private))
+	add(apps(ctx, t.DBusAddress))
+	add(windowTrees(ctx, linux.Config{Wayland: t.Wayland, KWin: true, DBusAddress: t.DBusAddress}))
+}
+
+// protocols lists the globals the compositor offers against those mcec uses there.
+func protocols(ctx context.Context, socket string, want []protocol, fix string) Check {
 	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
 	defer cancel()
 	wl, err := wlclient.Dial(ctx, socket)
@@ -69,7 +136,7 @@ func protocols(ctx context.Context, socket string) Check {
 	}
 	defer wl.Close()
 	var have, missing []string
-	for _, p := range waylandProtocols {
+	for _, p := range want {
 		if wl.Has(p.iface) {
 			have = append(have, p.iface)
 		} else {
@@ -80,7 +147,7 @@ func protocols(ctx context.Context, socket string) Check {
 		return Check{Name: "wayland-protocols", Status: OK, Detail: strings.Join(have, ", ")}
 	}
 	return Check{Name: "wayland-protocols", Status: Warn, Detail: "missing: " + strings.Join(missing, ", "),
-		Fix: "use a wlroots compositor that offers them (sway does); what needs a missing one fails compositor-unsupported"}
+		Fix: fix + "; what needs a missing one fails compositor-unsupported"}
 }
 
 func orUnknown(s string) string {

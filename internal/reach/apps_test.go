@@ -57,7 +57,7 @@ func apps(t *testing.T, dir string) []*app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"firefox", "firefox-wayland"} {
+	for _, p := range []string{"firefox", "firefox-wayland", "firefox-kwin"} {
 		if err := os.MkdirAll(filepath.Join(dir, p), 0o700); err != nil { // --profile wants it to exist
 			t.Fatal(err)
 		}
@@ -124,26 +124,32 @@ func apps(t *testing.T, dir string) []*app {
 			table: table([]check{cLaunch, cPID, cNoTree, cCapture, cOCR, cSurvive}),
 			drive: func(r *run) { r.pixels(false) }},
 	}
-	return append(x11, onWayland(x11, "GTK3", "GTK4", "GTK4-demo", "Qt5", "Qt6", "Qt5-featherpad", "Chromium", "Firefox")...)
+	out := append(x11, onWayland(x11, headless.Wayland, "GTK3", "GTK4", "GTK4-demo", "Qt5", "Qt6", "Qt5-featherpad", "Chromium", "Firefox")...)
+	return append(out, onWayland(x11, headless.KWin, "GTK3", "GTK4", "Qt5", "Chromium", "Firefox")...)
 }
 
-// onWayland makes the apps named run natively on a private Wayland desktop (headless sway) too,
-// with the same checks: rows of their own, named "… (Wayland)".
-func onWayland(apps []*app, names ...string) []*app {
+// onWayland makes the apps named run natively on a private Wayland desktop of kind too (headless
+// sway, or KDE's KWin), with the same checks: rows of their own, named "… (Wayland)" and
+// "… (KWin)".
+func onWayland(apps []*app, kind headless.Kind, names ...string) []*app {
+	suffix := "Wayland"
+	if kind == headless.KWin {
+		suffix = "KWin"
+	}
 	var out []*app
 	for _, a := range apps {
 		if !slices.Contains(names, a.name) {
 			continue
 		}
 		w := *a
-		w.name += "-Wayland"
-		w.toolkit += " (Wayland)"
-		w.desktop = headless.Wayland
+		w.name += "-" + suffix
+		w.toolkit += " (" + suffix + ")"
+		w.desktop = kind
 		w.argv = slices.Clone(a.argv)
 		for i, arg := range w.argv {
 			// Profiles of their own: the X11 row's may still be in use.
 			if strings.HasPrefix(arg, "--user-data-dir=") || i > 0 && w.argv[i-1] == "--profile" {
-				w.argv[i] = strings.TrimSuffix(arg, "/") + "-wayland"
+				w.argv[i] = strings.TrimSuffix(arg, "/") + "-" + strings.ToLower(suffix)
 			}
 		}
 		out = append(out, &w)

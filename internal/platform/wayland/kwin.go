@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mcec/mcec/internal/platform"
@@ -116,7 +118,7 @@ func (c *kwinComp) find(ctx context.Context, handle uint32) (kwin.Window, error)
 func (c *kwinComp) describe(w kwin.Window) platform.Window {
 	p := platform.Window{
 		Handle:     c.handle(w.ID),
-		Title:      w.Caption,
+		Title:      kwinTitle(w.Caption),
 		ClassName:  w.ResourceClass,
 		ProcessID:  w.PID,
 		Bounds:     kwinClientArea(w),
@@ -137,6 +139,29 @@ func (c *kwinComp) describe(w kwin.Window) platform.Window {
 		p.ProcessName = procname.Of(p.ProcessID)
 	}
 	return p
+}
+
+// kwinTitle is a window's title without the " <2>" KWin appends to the captions of windows
+// whose titles an earlier window has already (KWin 5.27 offers scripts no caption without it).
+// A title that really ends so loses its suffix too.
+func kwinTitle(caption string) string {
+	if base, n, ok := cutCaptionSuffix(caption); ok && n >= 2 {
+		return base
+	}
+	return caption
+}
+
+// cutCaptionSuffix splits "title <N>" into title and N.
+func cutCaptionSuffix(s string) (string, int, bool) {
+	i := strings.LastIndex(s, " <")
+	if i < 0 || !strings.HasSuffix(s, ">") {
+		return s, 0, false
+	}
+	n, err := strconv.Atoi(s[i+2 : len(s)-1])
+	if err != nil || n < 0 {
+		return s, 0, false
+	}
+	return s[:i], n, true
 }
 
 // kwinClientArea is the window's client area: the surface when it lies inside the frame (KWin

@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -230,7 +229,6 @@ func (c *Conn) load(ctx context.Context, token, src string) (string, error) {
 	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
 		return "", err
 	}
-	defer os.Remove(file) // KWin reads it at load
 	obj := c.bus.Object(service, scriptingPath)
 	var id int32
 	if err := obj.CallWithContext(ctx, scriptingIfc+".loadScript", 0, file, name).Store(&id); err != nil {
@@ -239,28 +237,24 @@ func (c *Conn) load(ctx context.Context, token, src string) (string, error) {
 	if id < 0 {
 		return "", fmt.Errorf("KWin refused to load a script (%d)", id)
 	}
-	// Plasma 5 puts the script at /<id>, Plasma 6 at /Scripting/Script<id>; run starts that
-	// script alone, where Scripting.start would start every loaded one.
-	for _, path := range []string{"/Scripting/Script" + strconv.Itoa(int(id)), "/" + strconv.Itoa(int(id))} {
-		call := c.bus.Object(service, dbus.ObjectPath(path)).CallWithContext(ctx, "org.kde.kwin.Script.run", 0)
-		if call.Err == nil {
-			return name, nil
-		}
-		var de dbus.Error
-		if !errors.As(call.Err, &de) || !strings.Contains(de.Name, "UnknownObject") && !strings.Contains(de.Name, "UnknownMethod") {
-			c.unload(name)
-			return "", busErr(call.Err)
-		}
+	// Scripting.start runs every loaded script that is not running yet: ours, and at most
+	// another client's that is about to be started anyway. Not the script's own object: its
+	// path is made of an id KWin reuses (the number of scripts loaded), so while a watch script
+	// lives a new script's object may fail to register and the call reaches the old one.
+	if err := obj.CallWithContext(ctx, scriptingIfc+".start", 0).Err; err != nil {
+		c.unload(name)
+		return "", busErr(err)
 	}
-	c.unload(name)
-	return "", errors.New("KWin loaded the script but offers no object to run it")
+	return name, nil
 }
 
 // unload unloads a script, with a deadline of its own: it runs after the caller's may have ended.
+// The file goes with it, not earlier: KWin reads it on a thread of its own after run.
 func (c *Conn) unload(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), unloadTimeout)
 	defer cancel()
 	c.bus.Object(service, scriptingPath).CallWithContext(ctx, scriptingIfc+".unloadScript", 0, name)
+	os.Remove(filepath.Join(c.dir, name+".js"))
 }
 
 // busErr names KWin's D-Bus errors.
