@@ -131,7 +131,7 @@ on exit. In a sway or KDE Plasma session it attaches to the compositor.`,
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
 		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newReplayCmd(g, st), newConsentCmd(st),
-		newRearmCmd(st), newEmergencyStopCmd(st))
+		newRearmCmd(st), newEmergencyStopCmd(st), newSetupCmd(st))
 	return root
 }
 

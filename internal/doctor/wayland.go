@@ -36,8 +36,8 @@ var kwinProtocols = []protocol{
 
 // kwinDesktopFile is what a Plasma user installs so that KWin lets mcec capture and send input
 // (docs/wayland.md).
-const kwinDesktopFile = "install a desktop file for mcec (docs/wayland.md, \"KDE Plasma\"): Exec=<mcec's absolute path>, " +
-	"X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2, X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input; then restart mcec"
+const kwinDesktopFile = "run `mcec setup kde`: it installs a desktop file naming mcec's executable " +
+	"(X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2, X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input; docs/wayland.md); then restart mcec"
 
 // runWayland checks a Wayland desktop: the compositor behind sway's IPC, the protocols mcec
 // needs, the accessibility bus and every window's tree.

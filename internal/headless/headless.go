@@ -62,6 +62,9 @@ type Options struct {
 	Kind                 Kind
 	Width, Height, Depth int  // default 1280, 800, 24
 	NoWindowManager      bool // skip openbox
+	// KWinChecks keeps KWin's permission checks on a KWin desktop, as in a user's Plasma
+	// session: ScreenShot2 and fake input only for clients a desktop file allows.
+	KWinChecks bool
 	// NoGLX starts Xvfb without its GLX extension: it then maps no Mesa/LLVM software renderer,
 	// which is most of its memory (docs/scale.md). GTK 3, Qt and pixel-only apps do not notice;
 	// apps that insist on GLX (some GL games, old Electron) fail to open their windows.

@@ -20,18 +20,24 @@ import (
 // desktop file names the client's executable; on its own desktop mcec starts KWin with the
 // switches that lift those checks instead, as KWin's own tests do.
 
-// kwinEnv are the variables KWin runs with on mcec's desktop: the permission checks off, and
-// its configuration and caches in the private directory, not the user's.
-func kwinEnv(dir string) []string {
-	return []string{
-		"KWIN_WAYLAND_NO_PERMISSION_CHECKS=1",
-		"KWIN_SCREENSHOT_NO_PERMISSION_CHECKS=1",
+// kwinEnv are the variables KWin runs with on mcec's desktop: the permission checks off (unless
+// checks), and its configuration and caches in the private directory, not the user's.
+func kwinEnv(dir string, checks bool) []string {
+	env := []string{
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 		"XDG_CACHE_HOME=" + filepath.Join(dir, "cache"),
 		"XDG_DATA_HOME=" + filepath.Join(dir, "data"),
 		"KDE_FULL_SESSION=", "KDE_SESSION_VERSION=5",
 	}
+	if !checks {
+		env = append(env, "KWIN_WAYLAND_NO_PERMISSION_CHECKS=1", "KWIN_SCREENSHOT_NO_PERMISSION_CHECKS=1")
+	}
+	return env
 }
+
+// KWinDataHome is where a KWin desktop's KWin looks for desktop files (applications/ below it):
+// the private directory's, not the user's.
+func (d *Desktop) KWinDataHome() string { return filepath.Join(d.dir, "data") }
 
 // startKWin starts kwin_wayland on the private session bus (it registers org.kde.KWin there)
 // and waits until its Wayland socket accepts connections and it owns its bus name.
@@ -43,7 +49,12 @@ func (d *Desktop) startKWin(ctx context.Context, opts Options) error {
 	if kwin, err = withoutFileCaps(kwin, d.dir); err != nil {
 		return &StartError{Step: StepCompositor, Program: "kwin_wayland", Err: err}
 	}
-	env := append(swayBaseEnv(os.Environ(), d.dir), kwinEnv(d.dir)...)
+	// As in a user's home: KWin's service cache notices desktop files added later to a
+	// directory that existed when it was built.
+	if err := os.MkdirAll(filepath.Join(d.KWinDataHome(), "applications"), 0o700); err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
+	env := append(swayBaseEnv(os.Environ(), d.dir), kwinEnv(d.dir, opts.KWinChecks)...)
 	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+d.busAddr)
 	const socket = "wayland-0"
 	argv := []string{kwin, "--virtual", "--no-lockscreen", "--no-global-shortcuts", "--no-kactivities",

@@ -73,3 +73,17 @@ func findSwaySocket(runtime string) string {
 	}
 	return found
 }
+
+// KWinDesktopFile is the desktop file that lets the program at exe (mcec's absolute path) use
+// what KWin keeps from ordinary clients: ScreenShot2 for pixels, and fake input. KWin finds it
+// among the desktop files in applications/ of the XDG data directories by its Exec line.
+func KWinDesktopFile(exe string) string {
+	return "[Desktop Entry]\n" +
+		"Type=Application\n" +
+		"Name=mcec\n" +
+		"Comment=Desktop automation for AI agents: lets KWin give it screenshots and input\n" +
+		"Exec=" + exe + "\n" +
+		"NoDisplay=true\n" +
+		"X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2\n" +
+		"X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input\n"
+}

@@ -134,10 +134,12 @@ func (in *input) devices(ctx context.Context) error {
 		return in.devErr
 	}
 	var err error
-	if in.c.wl.Has(wlclient.FakeInputInterface) && !in.c.wl.Has(wlclient.VirtualPointerInterface) {
+	if _, kwin := in.c.compositor.(*kwinComp); kwin || in.c.wl.Has(wlclient.FakeInputInterface) && !in.c.wl.Has(wlclient.VirtualPointerInterface) {
 		var f *wlclient.FakeInput
 		if f, err = in.c.wl.FakeInput(ctx); err == nil {
 			in.ptr, in.kbd = f, f
+		} else if kwin && errors.Is(err, wlclient.ErrUnsupported) {
+			err = fmt.Errorf("%w; KWin offers it to the programs a desktop file allows: %s", err, kwinAuthorizeHint)
 		}
 	} else {
 		var ptr *wlclient.Pointer

@@ -287,6 +287,9 @@ func (c *kwinComp) CaptureWindow(ctx context.Context, handle uint32) (platform.W
 	return wc, nil
 }
 
+// kwinAuthorizeHint says how a Plasma user lets mcec capture and send input.
+const kwinAuthorizeHint = "run `mcec setup kde` (it installs a desktop file naming mcec, docs/wayland.md), then restart mcec"
+
 // kwinErr converts KWin's failures to the platform's.
 func kwinErr(err error) error {
 	var se *kwin.ScriptError
@@ -296,8 +299,7 @@ func kwinErr(err error) error {
 	case errors.Is(err, kwin.ErrNoWindow):
 		return fmt.Errorf("%w: %w", platform.ErrWindowClosed, err)
 	case errors.Is(err, kwin.ErrNotAuthorized):
-		return fmt.Errorf("%w: %w; list org.kde.KWin.ScreenShot2 in X-KDE-DBUS-Restricted-Interfaces of a desktop file that runs mcec (docs/wayland.md)",
-			platform.ErrCompositorUnsupported, err)
+		return fmt.Errorf("%w: %w; %s", platform.ErrCompositorUnsupported, err, kwinAuthorizeHint)
 	case errors.As(err, &se):
 		return fmt.Errorf("%w: %w", platform.ErrCompositorUnsupported, err)
 	}
