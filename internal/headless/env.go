@@ -43,7 +43,8 @@ func desktopEnv(base []string, display, busAddress, runtimeDir string) []string 
 // waylandEnv is base with a Wayland desktop's variables in place: programs run natively on
 // Wayland (DISPLAY unset, every toolkit's Wayland backend picked) and publish their trees.
 // WAYLAND_DISPLAY is the socket's name in the runtime directory, the form every toolkit reads.
-func waylandEnv(base []string, waylandSocket, swaySocket, busAddress, runtimeDir string) []string {
+// xdisplay, when set, is the compositor's Xwayland: DISPLAY names it.
+func waylandEnv(base []string, waylandSocket, swaySocket, xdisplay, busAddress, runtimeDir string) []string {
 	desktop := "sway"
 	if swaySocket == "" {
 		desktop = "KDE" // KWin's desktop
@@ -63,6 +64,9 @@ func waylandEnv(base []string, waylandSocket, swaySocket, busAddress, runtimeDir
 		{"GSETTINGS_BACKEND", "memory"},
 	}
 	drop := append(slices.Clone(dropEnv), "DISPLAY", "WAYLAND_SOCKET", "I3SOCK")
+	if xdisplay != "" {
+		set = append(set, [2]string{"DISPLAY", xdisplay})
+	}
 	if swaySocket == "" {
 		set = slices.DeleteFunc(set, func(kv [2]string) bool { return kv[0] == "SWAYSOCK" })
 		drop = append(drop, "SWAYSOCK")

@@ -62,6 +62,9 @@ type Options struct {
 	Kind                 Kind
 	Width, Height, Depth int  // default 1280, 800, 24
 	NoWindowManager      bool // skip openbox
+	// XWayland starts Xwayland on a Wayland (sway) desktop: programs that speak only X11 run
+	// there (DISPLAY is set in the desktop's environment), while toolkits still pick Wayland.
+	XWayland bool
 	// KWinChecks keeps KWin's permission checks on a KWin desktop, as in a user's Plasma
 	// session: ScreenShot2 and fake input only for clients a desktop file allows.
 	KWinChecks bool
@@ -121,10 +124,11 @@ type Desktop struct {
 	xvfb       *child
 	x          *xconn // nil on a Wayland desktop
 
-	kind          Kind
-	compositor    *child // sway, on a Wayland desktop
-	waylandSocket string // absolute path of the Wayland display socket
-	swaySocket    string // absolute path of sway's IPC socket
+	kind            Kind
+	compositor      *child // sway, on a Wayland desktop
+	waylandSocket   string // absolute path of the Wayland display socket
+	xwaylandDisplay string // ":N" of the compositor's Xwayland, when Options.XWayland
+	swaySocket      string // absolute path of sway's IPC socket
 
 	stopOnce sync.Once
 	stopErr  error
@@ -242,12 +246,12 @@ func (d *Desktop) startWayland(ctx context.Context, opts Options, step func(stri
 	if err := d.startSway(ctx, opts); err != nil {
 		return err
 	}
-	d.env = waylandEnv(os.Environ(), d.waylandSocket, d.swaySocket, d.sessionBusSocket(), d.dir)
+	d.env = waylandEnv(os.Environ(), d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.sessionBusSocket(), d.dir)
 	step(StepSessionBus)
 	if err := d.startSessionBus(ctx); err != nil {
 		return err
 	}
-	d.env = waylandEnv(os.Environ(), d.waylandSocket, d.swaySocket, d.busAddr, d.dir)
+	d.env = waylandEnv(os.Environ(), d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.busAddr, d.dir)
 	step(StepA11yBus)
 	return d.startA11y(ctx)
 }
@@ -255,7 +259,7 @@ func (d *Desktop) startWayland(ctx context.Context, opts Options, step func(stri
 // startKWinDesktop runs Start's steps for a KWin desktop: the session bus first, as KWin
 // registers its interfaces there, then the compositor, then the a11y bus.
 func (d *Desktop) startKWinDesktop(ctx context.Context, opts Options, step func(string)) error {
-	d.env = waylandEnv(os.Environ(), filepath.Join(d.dir, "wayland-0"), "", d.sessionBusSocket(), d.dir)
+	d.env = waylandEnv(os.Environ(), filepath.Join(d.dir, "wayland-0"), "", "", d.sessionBusSocket(), d.dir)
 	step(StepSessionBus)
 	if err := d.startSessionBus(ctx); err != nil {
 		return err
@@ -264,7 +268,7 @@ func (d *Desktop) startKWinDesktop(ctx context.Context, opts Options, step func(
 	if err := d.startKWin(ctx, opts); err != nil {
 		return err
 	}
-	d.env = waylandEnv(os.Environ(), d.waylandSocket, "", d.busAddr, d.dir)
+	d.env = waylandEnv(os.Environ(), d.waylandSocket, "", "", d.busAddr, d.dir)
 	step(StepA11yBus)
 	return d.startA11y(ctx)
 }
@@ -531,6 +535,9 @@ func (d *Desktop) waitWM(ctx context.Context, wm *child) error {
 
 // Display is the X display name, e.g. ":7"; "" on a Wayland desktop.
 func (d *Desktop) Display() string { return d.display }
+
+// XWaylandDisplay is the display (":N") of a Wayland desktop's Xwayland; "" without one.
+func (d *Desktop) XWaylandDisplay() string { return d.xwaylandDisplay }
 
 // Kind is the desktop's display server.
 func (d *Desktop) Kind() Kind { return d.kind }

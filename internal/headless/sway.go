@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,8 +28,8 @@ const swayUID = 1000
 // opening a terminal, Mod4+Shift+e exiting), bar and autostarts would react to an agent's
 // synthetic input or show things the agent did not start. Every window floats at its natural
 // size, as on the X11 desktop's openbox, and no border is drawn, so a window's rectangle in
-// sway's tree is its client area. Focus follows clicks only. No Xwayland: every program runs
-// natively on Wayland (X11-only programs belong on the X11 desktop).
+// sway's tree is its client area. Focus follows clicks only. No Xwayland unless asked for
+// (Options.XWayland): every program runs natively on Wayland.
 const swayConfig = `# mcec's private desktop (internal/headless/sway.go)
 output * resolution %dx%d position 0 0 scale 1
 output * background #3c4c5c solid_color
@@ -37,7 +39,7 @@ focus_follows_mouse no
 focus_on_window_activation focus
 for_window [app_id=".*"] floating enable
 for_window [title=".*"] floating enable
-xwayland disable
+xwayland %s
 `
 
 // swayEnv are the variables that make a wlroots compositor run without hardware: the headless
@@ -57,7 +59,11 @@ func (d *Desktop) startSway(ctx context.Context, opts Options) error {
 		return &StartError{Step: StepCompositor, Err: err}
 	}
 	cfg := filepath.Join(d.dir, "sway.config")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, swayConfig, opts.Width, opts.Height), 0o600); err != nil {
+	xwayland := "disable"
+	if opts.XWayland {
+		xwayland = "force" // started with sway, not on the first X client: its display is known before any program
+	}
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, swayConfig, opts.Width, opts.Height, xwayland), 0o600); err != nil {
 		return &StartError{Step: StepCompositor, Err: err}
 	}
 	env := append(swayBaseEnv(os.Environ(), d.dir), swayEnv...)
@@ -93,7 +99,49 @@ func (d *Desktop) startSway(ctx context.Context, opts Options) error {
 	if err != nil {
 		return d.fail(ctx, StepCompositor, c, fmt.Errorf("waiting for sway's sockets: %w", err))
 	}
+	if !opts.XWayland {
+		return nil
+	}
+	err = poll(ctx, pollEvery, func() (bool, error) {
+		if c.exited() {
+			return false, c.exitError()
+		}
+		d.xwaylandDisplay = xwaylandDisplayOf(d.dir)
+		return d.xwaylandDisplay != "" && answers(filepath.Join("/tmp/.X11-unix", "X"+strings.TrimPrefix(d.xwaylandDisplay, ":"))), nil
+	})
+	if err != nil {
+		return d.fail(ctx, StepCompositor, c, fmt.Errorf("waiting for sway's Xwayland: %w", err))
+	}
 	return nil
+}
+
+// xwaylandDisplayOf finds the display (":N") of the Xwayland server the compositor started
+// for the desktop in runtimeDir: wlroots double-forks it, so it is known by its name and the
+// runtime directory in its environment, not as the compositor's child. Its first argument is
+// the display.
+func xwaylandDisplayOf(runtimeDir string) string {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(args) < 2 || filepath.Base(args[0]) != "Xwayland" || !strings.HasPrefix(args[1], ":") {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), "XDG_RUNTIME_DIR="+runtimeDir) {
+			return args[1]
+		}
+	}
+	return ""
 }
 
 // findSwaySockets looks for the compositor's sockets in the private runtime directory: the

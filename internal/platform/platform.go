@@ -264,7 +264,16 @@ type Window struct {
 
 	TransientFor uint32 // WM_TRANSIENT_FOR, 0 when none
 	Type         string // _NET_WM_WINDOW_TYPE without the prefix, lower case: "normal", "dialog", "utility", "splash", …; "" when unset
+	// Server is what serves the window on a Wayland desktop: ServerWayland, or ServerXWayland
+	// for an X11 program under the compositor's Xwayland; "" on an X11 desktop.
+	Server string
 }
+
+// The values of Window.Server.
+const (
+	ServerWayland  = "wayland"
+	ServerXWayland = "xwayland"
+)
 
 // Displays is the monitor layout.
 type Displays struct {

@@ -142,6 +142,9 @@ type WindowInfo struct {
 	// main window.
 	TransientFor uint32 `json:"transientFor,omitempty"`
 	Type         string `json:"type,omitempty"`
+	// Server says what serves the window on a Wayland desktop: "wayland", or "xwayland" for an
+	// X11 program under the compositor; absent on an X11 desktop.
+	Server string `json:"server,omitempty"`
 }
 
 // windowInfo converts a platform window. State lists "minimized", "maximized" or "fullscreen"
@@ -164,6 +167,6 @@ func windowInfo(w platform.Window) WindowInfo {
 	return WindowInfo{
 		Handle: w.Handle, Title: w.Title, ClassName: w.ClassName, ProcessName: w.ProcessName,
 		ProcessID: w.ProcessID, X: w.Bounds.X, Y: w.Bounds.Y, Width: w.Bounds.Width, Height: w.Bounds.Height,
-		State: state, TransientFor: w.TransientFor, Type: w.Type,
+		State: state, TransientFor: w.TransientFor, Type: w.Type, Server: w.Server,
 	}
 }

@@ -15,7 +15,7 @@ var windowConditions = []string{"appears", "disappears", "foreground"}
 
 type windowsArgs struct {
 	Window    string `json:"window,omitempty" mcec:"nonempty" jsonschema:"Only windows whose title contains this, case-insensitive."`
-	Handle    uint32 `json:"handle,omitempty" mcec:"nonempty" jsonschema:"Only the window with this handle (X11 window id, or sway container id)."`
+	Handle    uint32 `json:"handle,omitempty" mcec:"nonempty" jsonschema:"Only the window with this handle (X11 window id, sway container id, or a number KWin windows get in order)."`
 	Process   string `json:"process,omitempty" mcec:"nonempty" jsonschema:"Only windows of this process name, case-insensitive."`
 	PID       int    `json:"pid,omitempty" mcec:"nonempty" jsonschema:"Only windows of this process id."`
 	ClassName string `json:"className,omitempty" mcec:"nonempty" jsonschema:"Only windows of this WM_CLASS class, case-insensitive."`
@@ -40,7 +40,7 @@ func windowsTool(env *Env) *catalog.Tool {
 		Name:  "windows",
 		Title: "List or wait for windows",
 		Description: "List top-level windows (bottom to top) with handle, title, className, processName, processId, " +
-			"bounds, state, transientFor and type (dialog, normal…); filters narrow the list. With condition/timeout " +
+			"bounds, state, transientFor, type (dialog, normal…) and, on Wayland, server (wayland, or xwayland for an X11 program); filters narrow the list. With condition/timeout " +
 			"and a filter, waits (woken by window " +
 			"events) until a matching window appears, disappears or is in the foreground; a timed-out wait is still " +
 			"ok, with satisfied:false and lastObservedWindows.",

@@ -128,6 +128,10 @@ func (c *kwinComp) describe(w kwin.Window) platform.Window {
 		Focused:    w.Active,
 		Modal:      w.Modal,
 		Type:       "normal",
+		Server:     platform.ServerWayland,
+	}
+	if w.X11 {
+		p.Server = platform.ServerXWayland
 	}
 	if w.Dialog {
 		p.Type = "dialog"
@@ -183,6 +187,9 @@ func rect(r kwin.Rect) platform.Rect {
 // the surface's size (GTK 3 with its shadow, Chromium, Firefox, Qt decorated by KWin), at the
 // client area's when it has that size (GTK 4), else by sway's rules on the client area.
 func (c *kwinComp) Origin(w platform.Window, frame platform.Rect, children []platform.Rect) (platform.Point, bool) {
+	if w.Server == platform.ServerXWayland {
+		return platform.Point{}, true // an X11 program's extents are X screen coordinates: the layout's
+	}
 	c.mu.Lock()
 	kw, ok := c.seen[w.Handle]
 	c.mu.Unlock()

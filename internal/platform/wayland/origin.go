@@ -19,6 +19,9 @@ import "github.com/mcec/mcec/internal/platform"
 //     Chromium's client view) and sits where a shadow of equal sides would put it;
 //   - anything else: no rule fits, and the tree has no bounds rather than wrong ones.
 func (s *sway) Origin(w platform.Window, frame platform.Rect, children []platform.Rect) (platform.Point, bool) {
+	if w.Server == platform.ServerXWayland {
+		return platform.Point{}, true // an X11 program's extents are X screen coordinates: the layout's
+	}
 	return origin(w.Bounds, frame, children)
 }
 

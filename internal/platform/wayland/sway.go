@@ -128,6 +128,10 @@ func describe(v view, parents map[uint32]uint32) platform.Window {
 		Fullscreen: n.FullscreenMode != 0,
 		Focused:    n.Focused,
 		Type:       "normal",
+		Server:     platform.ServerWayland,
+	}
+	if n.Shell == "xwayland" {
+		w.Server = platform.ServerXWayland
 	}
 	switch {
 	case n.AppID != nil:
