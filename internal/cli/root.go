@@ -49,6 +49,7 @@ type globalOptions struct {
 	screen      string
 	desktop     string // --desktop: the kind of private desktop
 	noGLX       bool
+	xwayland    bool
 	sessionsDir string
 	logLevel    string
 	commands    string // the raw commands file (commands.toml)
@@ -120,6 +121,7 @@ on exit. In a sway or KDE Plasma session it attaches to the compositor.`,
 	pf.BoolVar(&g.headless, "headless", false, "start a private headless desktop even when DISPLAY is set")
 	pf.StringVar(&g.screen, "screen", "1280x800x24", "geometry of the private desktop, WxHxDEPTH")
 	pf.StringVar(&g.desktop, "desktop", envOr("MCEC_DESKTOP", "x11"), "kind of private desktop: x11 (Xvfb and openbox), wayland (headless sway; apps run natively on Wayland) or kwin (KDE's KWin on its virtual backend; apps run natively on Wayland) (env MCEC_DESKTOP)")
+	pf.BoolVar(&g.xwayland, "xwayland", os.Getenv("MCEC_XWAYLAND") == "1", "on a private Wayland desktop (--desktop wayland), start Xwayland too: programs that speak only X11 run there, DISPLAY names it (env MCEC_XWAYLAND=1)")
 	pf.BoolVar(&g.noGLX, "no-glx", false, "start the private desktop's X server without GLX: about 40 MB less resident memory per desktop, for apps that need no OpenGL (docs/scale.md)")
 	pf.IntVar(&g.provisionWarm, "provision-warm", 0, "with --allow-provisioning: keep this many instances started ahead, so provision-session answers at once (each costs an idle instance's memory; docs/scale.md)")
 	pf.StringVar(&g.sessionsDir, "sessions-dir", envOr("MCEC_SESSIONS_DIR", ""), "directory for session artifacts (default $XDG_STATE_HOME/mcec/sessions; env MCEC_SESSIONS_DIR)")
@@ -162,7 +164,10 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 		return daemon.Config{}, usageError{fmt.Errorf("--desktop: %w", err)}
 	}
 	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log,
-		Screen: headless.Options{Kind: kind, Width: w, Height: h, Depth: depth, NoGLX: g.noGLX}}
+		Screen: headless.Options{Kind: kind, Width: w, Height: h, Depth: depth, NoGLX: g.noGLX, XWayland: g.xwayland}}
+	if g.xwayland && kind != headless.Wayland {
+		return daemon.Config{}, usageError{fmt.Errorf("--xwayland: only with --desktop wayland (the private sway desktop)")}
+	}
 	if g.provisionWarm < 0 || g.provisionWarm > provision.DefaultMaxInstances {
 		return daemon.Config{}, usageError{fmt.Errorf("--provision-warm %d: want 0-%d", g.provisionWarm, provision.DefaultMaxInstances)}
 	}
@@ -173,6 +178,9 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	}
 	if kind != headless.X11 {
 		cfg.Provision.ServeArgs = append(cfg.Provision.ServeArgs, "--desktop", string(kind))
+	}
+	if g.xwayland {
+		cfg.Provision.ServeArgs = append(cfg.Provision.ServeArgs, "--xwayland")
 	}
 	cfg.Commands.File = g.commands
 	cfg.NoConsentDialog = g.noDialog
