@@ -134,13 +134,8 @@ func (in *input) devices(ctx context.Context) error {
 		return in.devErr
 	}
 	var err error
-	if _, kwin := in.c.compositor.(*kwinComp); kwin || in.c.wl.Has(wlclient.FakeInputInterface) && !in.c.wl.Has(wlclient.VirtualPointerInterface) {
-		var f *wlclient.FakeInput
-		if f, err = in.c.wl.FakeInput(ctx); err == nil {
-			in.ptr, in.kbd = f, f
-		} else if kwin && errors.Is(err, wlclient.ErrUnsupported) {
-			err = fmt.Errorf("%w; KWin offers it to the programs a desktop file allows: %s", err, kwinAuthorizeHint)
-		}
+	if sc, ok := in.c.compositor.(*shellComp); ok {
+		in.ptr, in.kbd, err = sc.sh.input(ctx, in.c.wl)
 	} else {
 		var ptr *wlclient.Pointer
 		if ptr, err = in.c.wl.Pointer(ctx); err == nil {

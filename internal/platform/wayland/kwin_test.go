@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/mcec/mcec/internal/platform"
-	"github.com/mcec/mcec/internal/wayland/kwin"
 )
 
 func TestKWinTitle(t *testing.T) {
@@ -23,15 +22,15 @@ func TestKWinTitle(t *testing.T) {
 	}
 }
 
-// TestKWinClientArea: a surface inside the frame is the client area (KWin decorates the
+// TestClientAreaOf: a surface inside the frame is the client area (the compositor decorates the
 // window); a surface around the frame is a client-side shadow, and the frame is the area.
-func TestKWinClientArea(t *testing.T) {
-	decorated := kwin.Window{Frame: kwin.Rect{X: 100, Y: 100, Width: 400, Height: 330}, Buffer: kwin.Rect{X: 104, Y: 126, Width: 392, Height: 300}}
-	if got, want := kwinClientArea(decorated), (platform.Rect{X: 104, Y: 126, Width: 392, Height: 300}); got != want {
+func TestClientAreaOf(t *testing.T) {
+	decorated := shellWindow{Frame: platform.Rect{X: 100, Y: 100, Width: 400, Height: 330}, Buffer: platform.Rect{X: 104, Y: 126, Width: 392, Height: 300}}
+	if got, want := clientAreaOf(decorated), (platform.Rect{X: 104, Y: 126, Width: 392, Height: 300}); got != want {
 		t.Errorf("decorated: %v, want %v", got, want)
 	}
-	shadowed := kwin.Window{Frame: kwin.Rect{X: -67, Y: 34, Width: 1415, Height: 732}, Buffer: kwin.Rect{X: -93, Y: 11, Width: 1467, Height: 784}}
-	if got, want := kwinClientArea(shadowed), (platform.Rect{X: -67, Y: 34, Width: 1415, Height: 732}); got != want {
+	shadowed := shellWindow{Frame: platform.Rect{X: -67, Y: 34, Width: 1415, Height: 732}, Buffer: platform.Rect{X: -93, Y: 11, Width: 1467, Height: 784}}
+	if got, want := clientAreaOf(shadowed), (platform.Rect{X: -67, Y: 34, Width: 1415, Height: 732}); got != want {
 		t.Errorf("shadowed: %v, want %v", got, want)
 	}
 }

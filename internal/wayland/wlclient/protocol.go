@@ -116,9 +116,3 @@ var speaks = map[string]uint32{
 	ifVirtualPointer: 2, ifVirtualKeyboard: 1, ifDataControl: 2, ifToplevels: 3,
 	ifFakeInput: 4,
 }
-
-// Interface names callers test with Has.
-const (
-	FakeInputInterface      = ifFakeInput
-	VirtualPointerInterface = ifVirtualPointer
-)
