@@ -137,7 +137,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 
 	bus := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
 	var display, wayland, sway string // the X display, or a Wayland desktop's sockets
-	var kwin bool                     // the Wayland compositor is KWin, on the session bus
+	var kwin, gnome bool              // the Wayland compositor is KWin or GNOME Shell, on the session bus
 	var at linux.Config
 	attach := false
 	if cfg.Desktop == nil && !cfg.Headless {
@@ -153,7 +153,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	case cfg.Desktop != nil:
 		log.Info("serving a given desktop backend")
 	case attach:
-		display, wayland, sway, kwin = at.Display, at.Wayland, at.Sway, at.KWin
+		display, wayland, sway, kwin, gnome = at.Display, at.Wayland, at.Sway, at.KWin, at.GNOME
 		log.Info("attached to the existing desktop", "display", display, "wayland", wayland)
 	default:
 		opts := cfg.Screen
@@ -163,12 +163,13 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 			return nil, fmt.Errorf("start the private desktop: %w", err)
 		}
 		display, bus, d.env = d.Private.Display(), d.Private.DBusAddress(), d.Private.Env()
-		wayland, sway, kwin = d.Private.WaylandSocket(), d.Private.SwaySocket(), d.Private.Kind() == headless.KWin
+		wayland, sway = d.Private.WaylandSocket(), d.Private.SwaySocket()
+		kwin, gnome = d.Private.Kind() == headless.KWin, d.Private.Kind() == headless.GNOME
 		log.Info("private desktop started", "kind", d.Private.Kind(), "display", display, "wayland", wayland)
 	}
 
 	if d.Desktop = cfg.Desktop; d.Desktop == nil {
-		if d.Desktop, err = linux.Open(ctx, linux.Config{Display: display, Wayland: wayland, Sway: sway, KWin: kwin, DBusAddress: bus, Logger: log}); err != nil {
+		if d.Desktop, err = linux.Open(ctx, linux.Config{Display: display, Wayland: wayland, Sway: sway, KWin: kwin, GNOME: gnome, DBusAddress: bus, Logger: log}); err != nil {
 			return nil, err
 		}
 	}

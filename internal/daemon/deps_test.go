@@ -111,6 +111,7 @@ var rules = map[string]rule{
 	"internal/heldinput":             {only: []string{"internal/xinput2", "internal/xgbext"}},
 	"internal/keysym":                {bans: everything},
 	"internal/procname":              {bans: everything},
+	"internal/gnomeext":              {bans: everything},
 	// The Wayland client side (wire protocol, protocol tables, compositor IPC) knows nothing of mcec.
 	"internal/wayland": {only: []string{"internal/wayland/wire"}},
 	// Test fixtures, test suites and developer tooling: anything may be below them, and the

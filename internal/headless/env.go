@@ -43,12 +43,9 @@ func desktopEnv(base []string, display, busAddress, runtimeDir string) []string 
 // waylandEnv is base with a Wayland desktop's variables in place: programs run natively on
 // Wayland (DISPLAY unset, every toolkit's Wayland backend picked) and publish their trees.
 // WAYLAND_DISPLAY is the socket's name in the runtime directory, the form every toolkit reads.
-// xdisplay, when set, is the compositor's Xwayland: DISPLAY names it.
-func waylandEnv(base []string, waylandSocket, swaySocket, xdisplay, busAddress, runtimeDir string) []string {
-	desktop := "sway"
-	if swaySocket == "" {
-		desktop = "KDE" // KWin's desktop
-	}
+// xdisplay, when set, is the compositor's Xwayland: DISPLAY names it. desktop is what
+// XDG_CURRENT_DESKTOP says ("sway", "KDE", "GNOME").
+func waylandEnv(base []string, desktop, waylandSocket, swaySocket, xdisplay, busAddress, runtimeDir string) []string {
 	set := [][2]string{
 		{"WAYLAND_DISPLAY", filepath.Base(waylandSocket)},
 		{"SWAYSOCK", swaySocket},

@@ -37,10 +37,11 @@ const (
 	X11     Kind = "x11"     // Xvfb and openbox
 	Wayland Kind = "wayland" // headless sway
 	KWin    Kind = "kwin"    // KDE's kwin_wayland on its virtual backend (kwin.go)
+	GNOME   Kind = "gnome"   // gnome-shell, headless, with mcec's extension (gnome.go)
 )
 
 // IsWayland reports whether the desktop is a Wayland compositor.
-func (k Kind) IsWayland() bool { return k == Wayland || k == KWin }
+func (k Kind) IsWayland() bool { return k == Wayland || k == KWin || k == GNOME }
 
 // ParseKind reads a --desktop value ("" is X11, the default).
 func ParseKind(s string) (Kind, error) {
@@ -51,8 +52,10 @@ func ParseKind(s string) (Kind, error) {
 		return Wayland, nil
 	case KWin:
 		return KWin, nil
+	case GNOME:
+		return GNOME, nil
 	}
-	return "", fmt.Errorf("unknown desktop %q: want x11, wayland or kwin", s)
+	return "", fmt.Errorf("unknown desktop %q: want x11, wayland, kwin or gnome", s)
 }
 
 // Options configure Start. The zero value is a 1280x800x24 X11 desktop with a
@@ -200,6 +203,8 @@ func (d *Desktop) start(ctx context.Context, opts Options) error {
 		return d.startWayland(ctx, opts, step)
 	case KWin:
 		return d.startKWinDesktop(ctx, opts, step)
+	case GNOME:
+		return d.startGNOMEDesktop(ctx, opts, step)
 	}
 	step(StepXvfb)
 	if err := d.startXvfb(ctx, opts); err != nil {
@@ -246,12 +251,12 @@ func (d *Desktop) startWayland(ctx context.Context, opts Options, step func(stri
 	if err := d.startSway(ctx, opts); err != nil {
 		return err
 	}
-	d.env = waylandEnv(os.Environ(), d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.sessionBusSocket(), d.dir)
+	d.env = waylandEnv(os.Environ(), "sway", d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.sessionBusSocket(), d.dir)
 	step(StepSessionBus)
 	if err := d.startSessionBus(ctx); err != nil {
 		return err
 	}
-	d.env = waylandEnv(os.Environ(), d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.busAddr, d.dir)
+	d.env = waylandEnv(os.Environ(), "sway", d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.busAddr, d.dir)
 	step(StepA11yBus)
 	return d.startA11y(ctx)
 }
@@ -259,7 +264,7 @@ func (d *Desktop) startWayland(ctx context.Context, opts Options, step func(stri
 // startKWinDesktop runs Start's steps for a KWin desktop: the session bus first, as KWin
 // registers its interfaces there, then the compositor, then the a11y bus.
 func (d *Desktop) startKWinDesktop(ctx context.Context, opts Options, step func(string)) error {
-	d.env = waylandEnv(os.Environ(), filepath.Join(d.dir, "wayland-0"), "", "", d.sessionBusSocket(), d.dir)
+	d.env = waylandEnv(os.Environ(), "KDE", filepath.Join(d.dir, "wayland-0"), "", "", d.sessionBusSocket(), d.dir)
 	step(StepSessionBus)
 	if err := d.startSessionBus(ctx); err != nil {
 		return err
@@ -268,9 +273,30 @@ func (d *Desktop) startKWinDesktop(ctx context.Context, opts Options, step func(
 	if err := d.startKWin(ctx, opts); err != nil {
 		return err
 	}
-	d.env = waylandEnv(os.Environ(), d.waylandSocket, "", "", d.busAddr, d.dir)
+	d.env = waylandEnv(os.Environ(), "KDE", d.waylandSocket, "", "", d.busAddr, d.dir)
 	step(StepA11yBus)
 	return d.startA11y(ctx)
+}
+
+// startGNOMEDesktop runs Start's steps for a GNOME desktop: the session bus, the a11y bus (the
+// Shell asks for it as it starts, and would otherwise have it activated), then the Shell.
+func (d *Desktop) startGNOMEDesktop(ctx context.Context, opts Options, step func(string)) error {
+	d.env = waylandEnv(os.Environ(), "GNOME", filepath.Join(d.dir, "wayland-0"), "", "", d.sessionBusSocket(), d.dir)
+	step(StepSessionBus)
+	if err := d.startSessionBus(ctx); err != nil {
+		return err
+	}
+	d.env = waylandEnv(os.Environ(), "GNOME", filepath.Join(d.dir, "wayland-0"), "", "", d.busAddr, d.dir)
+	step(StepA11yBus)
+	if err := d.startA11y(ctx); err != nil {
+		return err
+	}
+	step(StepCompositor)
+	if err := d.startGNOME(ctx, opts); err != nil {
+		return err
+	}
+	d.env = waylandEnv(os.Environ(), "GNOME", d.waylandSocket, "", "", d.busAddr, d.dir)
+	return nil
 }
 
 // makeRuntimeDir creates the private XDG_RUNTIME_DIR in paths.DesktopRoot, which

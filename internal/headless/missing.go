@@ -28,6 +28,8 @@ var requirements = []requirement{
 	{"openbox", "openbox", nil, X11},
 	{"sway", "sway", nil, Wayland},
 	{"kwin_wayland", "kwin-wayland", nil, KWin},
+	{"gnome-shell", "gnome-shell", nil, GNOME},
+	{"unshare", "util-linux", nil, GNOME},
 }
 
 // MissingPrograms reports which programs the X11 desktop needs and are absent, with the

@@ -30,6 +30,7 @@ import (
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/paths"
 	"github.com/mcec/mcec/internal/procgroup"
+	"github.com/mcec/mcec/internal/wayland/gnome"
 	"github.com/mcec/mcec/internal/wayland/kwin"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
 )
@@ -52,6 +53,9 @@ func MainWayland(m *testing.M) int { return run(m, headless.Wayland) }
 
 // MainKWin is Main on a private KWin desktop (KDE's compositor, headless.KWin).
 func MainKWin(m *testing.M) int { return run(m, headless.KWin) }
+
+// MainGNOME is Main on a private GNOME Shell desktop with mcec's extension (headless.GNOME).
+func MainGNOME(m *testing.M) int { return run(m, headless.GNOME) }
 
 func run(m *testing.M, kind headless.Kind) int {
 	if miss := headless.MissingFor(kind); len(miss) > 0 {
@@ -272,6 +276,9 @@ func WaitWindow(t testing.TB, pid int, timeout time.Duration) uint32 {
 	case headless.KWin:
 		waitKWinWindow(t, pid, timeout)
 		return 0
+	case headless.GNOME:
+		waitGNOMEWindow(t, pid, timeout)
+		return 0
 	}
 	// headless (through internal/xgbext) has already silenced xgb's logger.
 	x, err := xgb.NewConnDisplay(Desktop().Display())
@@ -366,6 +373,22 @@ func waitKWinWindow(t testing.TB, pid int, timeout time.Duration) {
 	WaitFor(t, timeout, fmt.Sprintf("no window of pid %d in KWin", pid), func() bool {
 		ws, err := k.Windows(ctx)
 		return err == nil && slices.ContainsFunc(ws, func(w kwin.Window) bool { return w.PID == pid && w.Frame.Width > 0 })
+	})
+}
+
+// waitGNOMEWindow waits until GNOME Shell (through mcec's extension) lists a window of pid.
+func waitGNOMEWindow(t testing.TB, pid int, timeout time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	g, err := gnome.Dial(ctx, Desktop().DBusAddress())
+	if err != nil {
+		t.Fatalf("testdesk: GNOME Shell: %v", err)
+	}
+	defer g.Close()
+	WaitFor(t, timeout, fmt.Sprintf("no window of pid %d in GNOME Shell", pid), func() bool {
+		ws, err := g.Windows(ctx)
+		return err == nil && slices.ContainsFunc(ws, func(w gnome.Window) bool { return w.PID == pid && w.Frame.Width > 0 })
 	})
 }
 

@@ -27,10 +27,10 @@ import (
 type Config struct {
 	Display string // X display; "" = $DISPLAY
 	// Wayland, when set, is the Wayland display socket (absolute) to attach to instead of X;
-	// the compositor is sway, reached on its IPC socket Sway, or KWin, reached on the session
-	// bus (internal/platform/wayland).
+	// the compositor is sway, reached on its IPC socket Sway, or KWin or GNOME Shell (with
+	// mcec's extension), reached on the session bus (internal/platform/wayland).
 	Wayland, Sway string
-	KWin          bool
+	KWin, GNOME   bool
 	DBusAddress   string // session bus; "" = $DBUS_SESSION_BUS_ADDRESS
 	// AtspiCallTimeout bounds each AT-SPI call: a hung application costs one of these.
 	AtspiCallTimeout time.Duration
@@ -70,12 +70,20 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 	}
 	if cfg.Wayland != "" {
 		wc := wayland.Config{Socket: cfg.Wayland, Sway: cfg.Sway, Logger: cfg.Logger}
-		if cfg.KWin {
-			if wc.KWinBus = cfg.DBusAddress; wc.KWinBus == "" {
-				wc.KWinBus = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
-			}
+		bus := cmp.Or(cfg.DBusAddress, os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+		switch {
+		case cfg.KWin:
+			wc.KWinBus = bus
+		case cfg.GNOME:
+			wc.GNOMEBus = bus
 		}
 		w, err := wayland.Dial(ctx, wc)
+		if err != nil && cfg.GNOME && cfg.Display != "" {
+			// Without mcec's extension GNOME Shell drives nothing: XWayland's X11 programs it is.
+			cfg.Logger.Warn("GNOME Shell without mcec's extension: attached to XWayland, where only X11 programs are seen", "err", err)
+			cfg.Wayland, cfg.GNOME = "", false
+			return Open(ctx, cfg)
+		}
 		if err != nil {
 			return nil, err
 		}

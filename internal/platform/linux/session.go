@@ -11,8 +11,9 @@ import (
 // Session reads the user's desktop session from the environment (getenv): the X display,
 // or the Wayland and sway sockets, of the Config that attaches to it. A Wayland session of sway
 // (or another compositor speaking its IPC, found through SWAYSOCK or its socket in the runtime
-// directory) or of KDE Plasma (XDG_CURRENT_DESKTOP names KDE: KWin) is driven natively; any
-// other Wayland session falls back to its XWayland display,
+// directory), of KDE Plasma (XDG_CURRENT_DESKTOP names KDE: KWin) or of GNOME (through mcec's
+// extension, else its XWayland display) is driven natively; any other Wayland session falls
+// back to its XWayland display,
 // where only X11 programs are seen (note says so), and fails without one; an X11 session is its
 // display. ok is false when the environment names no desktop at all.
 func Session(getenv func(string) string) (a Config, ok bool, note string, err error) {
@@ -34,10 +35,17 @@ func Session(getenv func(string) string) (a Config, ok bool, note string, err er
 		return a, true, "", nil
 	}
 	compositor := getenv("XDG_CURRENT_DESKTOP")
-	if slices.Contains(strings.Split(compositor, ":"), "KDE") {
+	desktops := strings.Split(compositor, ":")
+	if slices.Contains(desktops, "KDE") {
 		// Plasma: KWin's scripts, ScreenShot2 and fake input (docs/wayland.md says what the
 		// operator must allow).
 		a.Wayland, a.KWin, a.Display = wl, true, ""
+		return a, true, "", nil
+	}
+	if slices.Contains(desktops, "GNOME") {
+		// GNOME Shell through mcec's extension; Open falls back to the XWayland display (kept
+		// in a.Display) when the extension does not answer.
+		a.Wayland, a.GNOME = wl, true
 		return a, true, "", nil
 	}
 	if compositor == "" {
@@ -48,7 +56,7 @@ func Session(getenv func(string) string) (a Config, ok bool, note string, err er
 			compositor, a.Display), nil
 	}
 	return a, false, "", fmt.Errorf("the Wayland session of %s offers neither sway's IPC (SWAYSOCK) nor an XWayland display: "+
-		"mcec drives sway (and compositors speaking its IPC) and KDE's KWin; GNOME and other compositors are not supported yet "+
+		"mcec drives sway (and compositors speaking its IPC), KDE's KWin and GNOME Shell (with mcec's extension); other compositors are not supported yet "+
 		"(run `mcec doctor`, or start a private desktop with --headless)", compositor)
 }
 

@@ -42,6 +42,13 @@ type shell interface {
 	close() error
 }
 
+// shellClipboard is a shell that serves the clipboard itself (GNOME Shell: mutter offers no
+// data-control).
+type shellClipboard interface {
+	clipboardGet(ctx context.Context) (string, error)
+	clipboardSet(ctx context.Context, text string) error
+}
+
 // shellWindow is a window as a shell describes it: Frame is its frame (the decoration included
 // where the compositor draws one), Buffer its surface (a client-side shadow included).
 type shellWindow struct {

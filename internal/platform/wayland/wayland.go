@@ -3,10 +3,14 @@
 //   - sway (and compositors speaking its IPC): windows and window operations through sway's
 //     IPC (internal/wayland/swayipc), pixels through wlr-screencopy (sway.go);
 //   - KWin (KDE Plasma): windows and window operations through KWin scripts, pixels through
-//     ScreenShot2 (internal/wayland/kwin; kwin.go).
+//     ScreenShot2 (internal/wayland/kwin; kwin.go);
+//   - GNOME Shell, through mcec's extension inside it (internal/gnomeext, internal/wayland/gnome;
+//     gnome.go).
+//
+// KWin and GNOME Shell share shell.go: both describe windows by frame and surface.
 //
 // Input goes through whatever devices the compositor offers (input.go): wlroots' persistent
-// virtual pointer and keyboard, or KWin's fake input. The clipboard is data-control, displays
+// virtual pointer and keyboard, KWin's fake input, or GNOME Shell's own virtual devices. The clipboard is data-control, displays
 // are wl_output with xdg-output (internal/wayland/wlclient). internal/platform/linux joins it
 // with the AT-SPI trees, which on Wayland are window-local: Origin places them on screen.
 //
@@ -25,12 +29,13 @@ import (
 	"github.com/mcec/mcec/internal/wayland/wlclient"
 )
 
-// Config says which compositor to attach to: Socket and one of Sway or KWinBus.
+// Config says which compositor to attach to: Socket and one of Sway, KWinBus or GNOMEBus.
 type Config struct {
-	Socket  string // the Wayland display socket, absolute
-	Sway    string // sway's IPC socket, absolute
-	KWinBus string // the session bus KWin is on
-	Logger  *slog.Logger
+	Socket   string // the Wayland display socket, absolute
+	Sway     string // sway's IPC socket, absolute
+	KWinBus  string // the session bus KWin is on
+	GNOMEBus string // the session bus GNOME Shell (with mcec's extension) is on
+	Logger   *slog.Logger
 }
 
 // compositor is what differs between the compositors mcec drives: windows and their
@@ -58,8 +63,8 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Sway == "" && cfg.KWinBus == "" {
-		return nil, fmt.Errorf("%w: neither sway's IPC socket (SWAYSOCK) nor KWin's session bus: windows and window operations need one of them",
+	if cfg.Sway == "" && cfg.KWinBus == "" && cfg.GNOMEBus == "" {
+		return nil, fmt.Errorf("%w: no sway IPC socket (SWAYSOCK), KWin or GNOME Shell: windows and window operations need one of them",
 			platform.ErrDisplayUnavailable)
 	}
 	wl, err := wlclient.Dial(ctx, cfg.Socket)
@@ -67,10 +72,13 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		return nil, fmt.Errorf("%w: wayland %s: %w", platform.ErrDisplayUnavailable, cfg.Socket, err)
 	}
 	var comp compositor
-	if cfg.Sway != "" {
+	switch {
+	case cfg.Sway != "":
 		comp, err = dialSway(ctx, cfg.Sway, wl)
-	} else {
+	case cfg.KWinBus != "":
 		comp, err = dialKWin(ctx, cfg.KWinBus, wl)
+	default:
+		comp, err = dialGNOME(ctx, cfg.GNOMEBus, wl)
 	}
 	if err != nil {
 		wl.Close()
@@ -86,16 +94,31 @@ func (c *Conn) Close() error {
 	return errors.Join(c.in.close(), c.wl.Close(), c.compositor.Close())
 }
 
-// ClipboardGet implements platform.Clipboard through data-control (no focus needed).
+// ClipboardGet implements platform.Clipboard through data-control (no focus needed), or the
+// shell's own clipboard.
 func (c *Conn) ClipboardGet(ctx context.Context) (string, error) {
+	if sc, ok := c.shellClipboard(); ok {
+		return sc.clipboardGet(ctx)
+	}
 	s, err := c.wl.ClipboardGet(ctx)
 	return s, wlErr("read the clipboard", err)
 }
 
 // ClipboardSet implements platform.Clipboard: mcec serves text until another client takes the
-// selection.
+// selection (data-control), or the shell does.
 func (c *Conn) ClipboardSet(ctx context.Context, text string) error {
+	if sc, ok := c.shellClipboard(); ok {
+		return sc.clipboardSet(ctx, text)
+	}
 	return wlErr("set the clipboard", c.wl.ClipboardSet(ctx, text))
+}
+
+func (c *Conn) shellClipboard() (shellClipboard, bool) {
+	if s, ok := c.compositor.(*shellComp); ok {
+		sc, ok := s.sh.(shellClipboard)
+		return sc, ok
+	}
+	return nil, false
 }
 
 // wlErr converts a failure of the Wayland connection, naming what was being done.

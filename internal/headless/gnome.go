@@ -1,0 +1,114 @@
+package headless
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/mcec/mcec/internal/gnomeext"
+)
+
+// The GNOME desktop is gnome-shell 43 as a headless Wayland compositor, with mcec's extension
+// (internal/gnomeext) installed and enabled in its private data directory and allowed for this
+// executable: a private stand-in for a user's GNOME session, so that the extension and mcec's
+// GNOME adapter are tested as they are used.
+//
+// gnome-shell wants a system bus with logind and UPower on it; without logind it must not find
+// systemd's runtime directory either (shared/spec/wayland-notes.md, "gnome-shell 43.9"). It gets
+// a private system bus with nothing on it, and runs in a mount namespace whose /run/systemd is
+// an empty tmpfs.
+
+// gnomeShellScript hides systemd's runtime directory and runs the Shell.
+const gnomeShellScript = `if [ -d /run/systemd ]; then mount -t tmpfs mcec /run/systemd || exit 1; fi; exec "$@"`
+
+// startGNOME starts the private system bus and gnome-shell, and waits until its Wayland socket
+// answers and the extension owns its bus name.
+func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
+	shell, err := lookProgram("gnome-shell")
+	if err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
+	unshare, err := lookProgram("unshare")
+	if err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
+	daemon, err := lookProgram("dbus-daemon")
+	if err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
+	system := filepath.Join(d.dir, "system_bus")
+	if _, err := d.spawnStep(StepCompositor, "dbus-daemon (system)", []string{daemon, "--session", "--nofork", "--nopidfile",
+		"--nosyslog", "--address=unix:path=" + system}, nil, syscall.SIGKILL); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
+	data := filepath.Join(d.dir, "data")
+	dir, err := gnomeext.Install(data, self)
+	if err != nil {
+		return &StartError{Step: StepCompositor, Err: fmt.Errorf("install mcec's GNOME Shell extension: %w", err)}
+	}
+	// mcec's own desktop: the extension hides the Overview and focuses new windows, as
+	// openbox and mcec's sway do.
+	if err := os.WriteFile(filepath.Join(dir, "private-desktop"), nil, 0o644); err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
+	config := filepath.Join(d.dir, "config")
+	settings := filepath.Join(config, "glib-2.0", "settings")
+	if err := os.MkdirAll(settings, 0o700); err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
+	keyfile := fmt.Sprintf("[org/gnome/shell]\nenabled-extensions=['%s']\ndisable-user-extensions=false\n", gnomeext.UUID)
+	if err := os.WriteFile(filepath.Join(settings, "keyfile"), []byte(keyfile), 0o600); err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
+	env := append(swayBaseEnv(os.Environ(), d.dir),
+		"DBUS_SESSION_BUS_ADDRESS="+d.busAddr, "DBUS_SYSTEM_BUS_ADDRESS=unix:path="+system,
+		"HOME="+filepath.Join(d.dir, "home"), "XDG_CONFIG_HOME="+config, "XDG_DATA_HOME="+data,
+		"XDG_CACHE_HOME="+filepath.Join(d.dir, "cache"), "GSETTINGS_BACKEND=keyfile")
+	const socket = "wayland-0"
+	argv := []string{unshare, "--mount"}
+	if os.Geteuid() != 0 {
+		argv = append(argv, "--map-root-user")
+	}
+	argv = append(argv, "sh", "-c", gnomeShellScript, "sh", shell, "--headless", "--wayland", "--no-x11",
+		"--virtual-monitor", strconv.Itoa(opts.Width)+"x"+strconv.Itoa(opts.Height), "--wayland-display", socket)
+	c, err := spawn(d.log, "gnome-shell", argv, env, nil, syscall.SIGTERM, nil)
+	if err != nil {
+		return &StartError{Step: StepCompositor, Program: "gnome-shell", Err: err}
+	}
+	d.procs = append(d.procs, c)
+	d.guard.watch(c.pid)
+	d.compositor = c
+	bus, err := dbus.Connect(d.busAddr, dbus.WithContext(ctx))
+	if err != nil {
+		return d.fail(ctx, StepCompositor, c, err)
+	}
+	defer bus.Close()
+	path := filepath.Join(d.dir, socket)
+	err = poll(ctx, pollEvery, func() (bool, error) {
+		if c.exited() {
+			return false, c.exitError()
+		}
+		var owned bool
+		if err := bus.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, "org.mcec.Shell").Store(&owned); err != nil {
+			return false, err
+		}
+		return owned && answers(path), nil
+	})
+	if err != nil {
+		return d.fail(ctx, StepCompositor, c, fmt.Errorf("waiting for gnome-shell's socket and mcec's extension: %w", err))
+	}
+	d.waylandSocket = path
+	return nil
+}

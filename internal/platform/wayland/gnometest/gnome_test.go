@@ -1,0 +1,64 @@
+// Package gnometest runs the backend's tests on GNOME Shell: a private headless gnome-shell with
+// mcec's extension (headless.GNOME), the Linux backend attached to it as it attaches to a user's
+// GNOME session once `mcec setup gnome` has installed the extension.
+package gnometest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/platform/platformtest"
+	"github.com/mcec/mcec/internal/testdesk"
+	"github.com/mcec/mcec/internal/wayland/gnome"
+)
+
+func TestMain(m *testing.M) { os.Exit(testdesk.MainGNOME(m)) }
+
+func open(t *testing.T) *linux.Desktop {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	desk := testdesk.Desktop()
+	d, err := linux.Open(ctx, linux.Config{Wayland: desk.WaylandSocket(), GNOME: true,
+		DBusAddress: desk.DBusAddress(), AtspiCallTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
+}
+
+// TestConformance runs the backend conformance suite on GNOME Shell, with the scene as a GTK 3
+// application running natively on the compositor.
+func TestConformance(t *testing.T) {
+	platformtest.Run(t, func(t *testing.T) platformtest.Harness {
+		return platformtest.Harness{Desktop: open(t), Start: testdesk.GTKScene}
+	})
+}
+
+// TestOnlyMcec: the extension serves the executable it was installed for (this test binary)
+// and refuses any other program (dbus-send stands for one).
+func TestOnlyMcec(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	g, err := gnome.Dial(ctx, testdesk.Desktop().DBusAddress())
+	if err != nil {
+		t.Fatalf("this executable is refused: %v", err)
+	}
+	defer g.Close()
+	if _, err := g.Windows(ctx); err != nil {
+		t.Fatalf("Windows: %v", err)
+	}
+	cmd := exec.CommandContext(ctx, "dbus-send", "--session", "--print-reply", "--dest=org.mcec.Shell", "/org/mcec/Shell",
+		"org.mcec.Shell.Windows")
+	cmd.Env = testdesk.Desktop().Env()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "org.mcec.Shell.Error.NotAllowed") {
+		t.Errorf("dbus-send, another executable, was served: %v\n%s", err, out)
+	}
+}
