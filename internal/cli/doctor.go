@@ -21,10 +21,11 @@ func newDoctorCmd(g *globalOptions, st *streams) *cobra.Command {
 Composite, MIT-SHM, RANDR), the window manager, the accessibility bus (and org.a11y.Status's
 IsEnabled and ScreenReaderEnabled), the applications registered on it, and every window's tree:
 which windows have none or only a skeleton, why (no bridge, accessibility switched off, still
-registering), and the fix. In a Wayland session of sway or KDE Plasma it checks the compositor,
+registering), and the fix. In a Wayland session of sway, KDE Plasma or GNOME it checks the compositor,
 what it lets mcec do and the protocols mcec uses instead of X. Without DISPLAY or
 WAYLAND_DISPLAY, or with --headless, it checks a private desktop it starts for the purpose
-(--desktop wayland: a Wayland one; --desktop kwin: KDE's compositor). Exit 1 when a check fails.`,
+(--desktop wayland: a Wayland one; --desktop kwin or gnome: KDE's or GNOME's compositor). Exit 1
+when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			target := doctor.Target{}
@@ -34,7 +35,7 @@ WAYLAND_DISPLAY, or with --headless, it checks a private desktop it starts for t
 				// A Wayland session mcec cannot drive: the compositor check says so.
 				target.Wayland = os.Getenv("WAYLAND_DISPLAY")
 			case !g.headless && attach:
-				target = doctor.Target{Display: session.Display, Wayland: session.Wayland, Sway: session.Sway, KWin: session.KWin}
+				target = doctor.Target{Display: session.Display, Wayland: session.Wayland, Sway: session.Sway, KWin: session.KWin, GNOME: session.GNOME}
 				if note != "" {
 					fmt.Fprintln(st.err, "note:", note)
 				}

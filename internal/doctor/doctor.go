@@ -68,9 +68,10 @@ type Target struct {
 	Private bool
 	Kind    headless.Kind
 	// Wayland and Sway, when set, are a Wayland desktop's display and IPC sockets (absolute):
-	// its checks replace the X ones. KWin says the compositor is KWin, on the session bus.
+	// its checks replace the X ones. KWin or GNOME says the compositor is KWin or GNOME Shell,
+	// on the session bus.
 	Wayland, Sway string
-	KWin          bool
+	KWin, GNOME   bool
 }
 
 // stepTimeout bounds each check: a hung bus or server costs one of these.
@@ -83,6 +84,7 @@ func Run(ctx context.Context, t Target) Report {
 
 	if t.Wayland != "" || t.Private && t.Kind.IsWayland() {
 		t.KWin = t.KWin || t.Kind == headless.KWin
+		t.GNOME = t.GNOME || t.Kind == headless.GNOME
 		r.Wayland = t.Wayland
 		runWayland(ctx, t, add)
 		return r
@@ -127,6 +129,8 @@ func programsFor(kind headless.Kind, private bool) Check {
 			server = "sway, dbus-daemon and at-spi-bus-launcher"
 		case headless.KWin:
 			server = "kwin_wayland, dbus-daemon and at-spi-bus-launcher"
+		case headless.GNOME:
+			server = "gnome-shell, unshare, dbus-daemon and at-spi-bus-launcher"
 		}
 		return Check{Name: "programs", Status: OK, Detail: server + " are installed"}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/wayland/gnome"
 	"github.com/mcec/mcec/internal/wayland/kwin"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
 	"github.com/mcec/mcec/internal/wayland/wlclient"
@@ -43,8 +44,11 @@ const kwinDesktopFile = "run `mcec setup kde`: it installs a desktop file naming
 // needs, the accessibility bus and every window's tree.
 func runWayland(ctx context.Context, t Target, add func(Check)) {
 	kind := headless.Wayland
-	if t.KWin {
+	switch {
+	case t.KWin:
 		kind = headless.KWin
+	case t.GNOME:
+		kind = headless.GNOME
 	}
 	add(programsFor(kind, t.Private))
 	if t.Private && t.Wayland == "" {
@@ -52,6 +56,10 @@ func runWayland(ctx context.Context, t Target, add func(Check)) {
 	}
 	if t.KWin {
 		runKWin(ctx, t, add)
+		return
+	}
+	if t.GNOME {
+		runGNOME(ctx, t, add)
 		return
 	}
 	if t.Sway == "" {
@@ -123,6 +131,40 @@ func runKWin(ctx context.Context, t Target, add func(Check)) {
 	add(a11yStatus(ctx, t.DBusAddress, t.Private))
 	add(apps(ctx, t.DBusAddress))
 	add(windowTrees(ctx, linux.Config{Wayland: t.Wayland, KWin: true, DBusAddress: t.DBusAddress}))
+}
+
+// gnomeSetup is what a GNOME user runs to let mcec in.
+const gnomeSetup = "run `mcec setup gnome` (it installs and enables mcec's GNOME Shell extension for this mcec; docs/wayland.md), then log out and back in"
+
+// runGNOME checks a GNOME Shell desktop: mcec's extension on the session bus and whether it
+// serves this mcec, the accessibility bus and every window's tree.
+func runGNOME(ctx context.Context, t Target, add func(Check)) {
+	bus := t.DBusAddress
+	if bus == "" {
+		bus = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	}
+	gctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	g, err := gnome.Dial(gctx, bus)
+	if err != nil {
+		add(Check{Name: "compositor", Status: Fail, Detail: "GNOME Shell: " + err.Error() +
+			"; without the extension mcec sees only XWayland's X11 programs", Fix: gnomeSetup})
+		return
+	}
+	defer g.Close()
+	v, err := g.ShellVersion(gctx)
+	if err != nil {
+		v = "(version unknown: " + err.Error() + ")"
+	}
+	if _, err := g.Windows(gctx); err != nil {
+		add(Check{Name: "compositor", Status: Fail, Detail: "GNOME Shell " + v + ": " + err.Error(), Fix: gnomeSetup})
+		return
+	}
+	add(Check{Name: "compositor", Status: OK, Detail: "GNOME Shell " + v + " (windows, pixels and input through mcec's extension)"})
+	add(a11yBus(ctx, t.DBusAddress))
+	add(a11yStatus(ctx, t.DBusAddress, t.Private))
+	add(apps(ctx, t.DBusAddress))
+	add(windowTrees(ctx, linux.Config{Wayland: t.Wayland, GNOME: true, DBusAddress: t.DBusAddress}))
 }
 
 // protocols lists the globals the compositor offers against those mcec uses there.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcec/mcec/internal/doctor"
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // TestKWin: on KWin with its permission checks on (a user's Plasma session before `mcec setup
@@ -40,5 +41,29 @@ func TestKWin(t *testing.T) {
 		if shot.Status != doctor.OK || protos.Status != doctor.OK || r.Failed() {
 			t.Errorf("KWin without checks: %+v", r.Checks)
 		}
+	}
+}
+
+// TestGNOME: on GNOME Shell with mcec's extension serving this executable, doctor names the
+// Shell and its version; on a session bus without the extension (the test desktop's), it fails
+// the compositor check with the setup command as the fix.
+func TestGNOME(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	desk, err := headless.Start(ctx, headless.Options{Kind: headless.GNOME})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := doctor.Run(ctx, doctor.Target{Wayland: desk.WaylandSocket(), GNOME: true, DBusAddress: desk.DBusAddress()})
+	desk.Stop()
+	if c := statuses(r)["compositor"]; c.Status != doctor.OK || !strings.HasPrefix(c.Detail, "GNOME Shell 4") {
+		t.Errorf("GNOME with the extension: compositor %+v", c)
+	}
+	if r.Failed() {
+		t.Errorf("GNOME with the extension failed: %+v", r.Checks)
+	}
+	r = doctor.Run(ctx, doctor.Target{Wayland: desk.WaylandSocket(), GNOME: true, DBusAddress: testdesk.Desktop().DBusAddress()})
+	if c := statuses(r)["compositor"]; c.Status != doctor.Fail || !strings.Contains(c.Fix, "mcec setup gnome") {
+		t.Errorf("GNOME without the extension: compositor %+v", c)
 	}
 }
