@@ -57,7 +57,7 @@ func apps(t *testing.T, dir string) []*app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"firefox", "firefox-wayland", "firefox-kwin"} {
+	for _, p := range []string{"firefox", "firefox-wayland", "firefox-kwin", "firefox-gnome"} {
 		if err := os.MkdirAll(filepath.Join(dir, p), 0o700); err != nil { // --profile wants it to exist
 			t.Fatal(err)
 		}
@@ -125,17 +125,15 @@ func apps(t *testing.T, dir string) []*app {
 			drive: func(r *run) { r.pixels(false) }},
 	}
 	out := append(x11, onWayland(x11, headless.Wayland, "GTK3", "GTK4", "GTK4-demo", "Qt5", "Qt6", "Qt5-featherpad", "Chromium", "Firefox")...)
-	return append(out, onWayland(x11, headless.KWin, "GTK3", "GTK4", "Qt5", "Chromium", "Firefox")...)
+	out = append(out, onWayland(x11, headless.KWin, "GTK3", "GTK4", "Qt5", "Chromium", "Firefox")...)
+	return append(out, onWayland(x11, headless.GNOME, "GTK3", "GTK4", "Qt5", "Chromium", "Firefox")...)
 }
 
 // onWayland makes the apps named run natively on a private Wayland desktop of kind too (headless
-// sway, or KDE's KWin), with the same checks: rows of their own, named "… (Wayland)" and
-// "… (KWin)".
+// sway, KDE's KWin, or GNOME Shell with mcec's extension), with the same checks: rows of their
+// own, named "… (Wayland)", "… (KWin)" and "… (GNOME)".
 func onWayland(apps []*app, kind headless.Kind, names ...string) []*app {
-	suffix := "Wayland"
-	if kind == headless.KWin {
-		suffix = "KWin"
-	}
+	suffix := map[headless.Kind]string{headless.Wayland: "Wayland", headless.KWin: "KWin", headless.GNOME: "GNOME"}[kind]
 	var out []*app
 	for _, a := range apps {
 		if !slices.Contains(names, a.name) {

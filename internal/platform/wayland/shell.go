@@ -176,8 +176,11 @@ func clientAreaOf(w shellWindow) platform.Rect {
 }
 
 // Origin places a window's accessibility extents: at the surface's corner when the frame has
-// the surface's size (GTK 3 with its shadow, Chromium, Firefox, Qt decorated by KWin), at the
-// client area's when it has that size (GTK 4), else by sway's rules on the client area.
+// the surface's size (GTK 3 with its shadow, Chromium, Firefox, Qt decorated by the compositor),
+// at the client area's when it has that size (GTK 4), by the child that spans the client area
+// when a shadow surrounds it (origin); and a frame smaller than a surface whose margin is even
+// at the sides and the bottom sits below a title bar of the surface's own (Qt drawing its
+// decorations, on GNOME: 700x500 in a 706x533 surface, at 3,30).
 func (c *shellComp) Origin(w platform.Window, frame platform.Rect, children []platform.Rect) (platform.Point, bool) {
 	if w.Server == platform.ServerXWayland {
 		return platform.Point{}, true // an X11 program's extents are X screen coordinates: the layout's
@@ -185,12 +188,21 @@ func (c *shellComp) Origin(w platform.Window, frame platform.Rect, children []pl
 	c.mu.Lock()
 	sw, ok := c.seen[w.Handle]
 	c.mu.Unlock()
-	if ok && !frame.Empty() {
-		if b := sw.Buffer; frame.Width == b.Width && frame.Height == b.Height {
-			return platform.Point{X: b.X - frame.X, Y: b.Y - frame.Y}, true
-		}
+	if !ok || frame.Empty() {
+		return origin(w.Bounds, frame, children)
 	}
-	return origin(w.Bounds, frame, children)
+	b := sw.Buffer
+	if frame.Width == b.Width && frame.Height == b.Height {
+		return platform.Point{X: b.X - frame.X, Y: b.Y - frame.Y}, true
+	}
+	if p, ok := origin(w.Bounds, frame, children); ok {
+		return p, true
+	}
+	side := (b.Width - frame.Width) / 2
+	if top := b.Height - frame.Height - side; side >= 0 && (b.Width-frame.Width)%2 == 0 && top > side && frame.Width < b.Width {
+		return platform.Point{X: b.X + side - frame.X, Y: b.Y + top - frame.Y}, true
+	}
+	return platform.Point{}, false
 }
 
 // WindowOp changes a window through the shell. Move and resize set the frame so that the client
