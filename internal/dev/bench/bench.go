@@ -95,6 +95,7 @@ func Run(ctx context.Context, opt Options) (err error) {
 		{"growth", s.benchGrowth},
 		{"density", s.benchDensity},
 		{"wayland", s.benchWayland},
+		{"shells", s.benchShells},
 	} {
 		if len(opt.Only) > 0 && !slices.Contains(opt.Only, g.name) {
 			continue
