@@ -12,6 +12,7 @@ package platformtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"slices"
 	"strconv"
@@ -84,6 +85,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"WindowEvents", testWindowEvents},
 		{"Input", testInput},
 		{"WindowOps", testWindowOps},
+		{"Stacking", testStacking},
 		{"Clipboard", testClipboard},
 		{"Capture", testCapture},
 	}
@@ -605,6 +607,42 @@ func testWindowOps(t *testing.T, s *suite) {
 	}
 	s.eventually("the window never came back", func() bool { return !get().Minimized })
 	s.activate()
+}
+
+// testStacking: Windows lists bottom to top, so a window brought to the foreground is the last
+// one shown.
+func testStacking(t *testing.T, s *suite) {
+	other := s.h.Start(t)
+	var second platform.Window
+	s.eventually("no second scene window", func() bool {
+		ws, err := s.d.Windows(s.ctx())
+		for _, w := range ws {
+			if err == nil && w.ProcessID == other.PID() && w.Title == Title {
+				second = w
+				return true
+			}
+		}
+		return false
+	})
+	for _, w := range []platform.Window{s.win, second, s.win} {
+		if err := s.d.WindowOp(s.ctx(), w.Handle, platform.WindowOp{Kind: platform.OpActivate}); err != nil {
+			t.Fatalf("foreground %d: %v", w.Handle, err)
+		}
+		var order []uint32
+		s.eventually(fmt.Sprintf("window %d never came to the top of the list", w.Handle), func() bool {
+			ws, err := s.d.Windows(s.ctx())
+			if err != nil {
+				return false
+			}
+			order = order[:0]
+			for _, o := range ws {
+				if !o.Minimized {
+					order = append(order, o.Handle)
+				}
+			}
+			return len(order) > 0 && order[len(order)-1] == w.Handle
+		})
+	}
 }
 
 func testClipboard(t *testing.T, s *suite) {

@@ -70,7 +70,7 @@ func (s gnomeShell) capture(ctx context.Context, r image.Rectangle) (*image.RGBA
 }
 
 func (s gnomeShell) input(context.Context, *wlclient.Client) (pointerDevice, keyDevice, error) {
-	d := gnomeDevice{s.g}
+	d := gnomeDevice(s)
 	return d, d, nil
 }
 

@@ -25,7 +25,9 @@ const (
 	maxTypeLong  = 16
 )
 
-// Windows lists the managed top-level client windows in _NET_CLIENT_LIST order (bottom to top).
+// Windows lists the managed top-level client windows bottom to top: in _NET_CLIENT_LIST_STACKING
+// order (_NET_CLIENT_LIST is the order they were mapped in), or _NET_CLIENT_LIST's where the
+// window manager keeps no stacking list.
 // A window that disappears while being described is left out.
 func (c *Conn) Windows(ctx context.Context) ([]platform.Window, error) {
 	var out []platform.Window
@@ -142,32 +144,60 @@ func own(w platform.Window) bool { return xgbext.IsOwnWindow(w.ProcessID, w.Clas
 
 // rootQuery reads the client list and the active window.
 type rootQuery struct {
-	list, active xproto.GetPropertyCookie
+	list, stacking, active xproto.GetPropertyCookie
 }
 
 func (c *Conn) queryRoot() rootQuery {
 	return rootQuery{
-		list:   xproto.GetProperty(c.xc, false, c.scr.root, c.atoms.netClientList, xproto.AtomWindow, 0, maxClients),
-		active: xproto.GetProperty(c.xc, false, c.scr.root, c.atoms.netActiveWindow, xproto.AtomWindow, 0, 1),
+		list:     xproto.GetProperty(c.xc, false, c.scr.root, c.atoms.netClientList, xproto.AtomWindow, 0, maxClients),
+		stacking: xproto.GetProperty(c.xc, false, c.scr.root, c.atoms.netClientListStacking, xproto.AtomWindow, 0, maxClients),
+		active:   xproto.GetProperty(c.xc, false, c.scr.root, c.atoms.netActiveWindow, xproto.AtomWindow, 0, 1),
 	}
 }
 
 func (q rootQuery) read() (list []xproto.Window, active xproto.Window, err error) {
 	lr, err := q.list.Reply()
 	if err != nil {
+		_, _ = q.stacking.Reply()
+		_, _ = q.active.Reply()
+		return nil, 0, err
+	}
+	sr, err := q.stacking.Reply()
+	if err != nil {
+		_, _ = q.active.Reply()
 		return nil, 0, err
 	}
 	ar, err := q.active.Reply()
 	if err != nil {
 		return nil, 0, err
 	}
-	for _, v := range prop32(lr) {
+	ordered := prop32(lr)
+	// The stacking list when it holds the same windows; a window manager between two updates
+	// of the lists may not, and then the mapping order it is.
+	if st := prop32(sr); len(st) == len(ordered) && sameSet(st, ordered) {
+		ordered = st
+	}
+	for _, v := range ordered {
 		list = append(list, xproto.Window(v))
 	}
 	if a := prop32(ar); len(a) > 0 {
 		active = xproto.Window(a[0])
 	}
 	return list, active, nil
+}
+
+// sameSet reports whether a and b hold the same values (each list's values are distinct).
+func sameSet(a, b []uint32) bool {
+	in := make(map[uint32]bool, len(a))
+	for _, v := range a {
+		in[v] = true
+	}
+	for _, v := range b {
+		if !in[v] {
+			return false
+		}
+	}
+	return true
 }
 
 // winQuery is every request needed to describe one window, in flight.

@@ -43,7 +43,8 @@ type Window struct {
 // panels, the desktop, menus or tooltips) in stacking order, bottom to top.
 const windowsScript = `
   var list = workspace.windowList ? workspace.windowList() : workspace.clientList();
-  var order = workspace.stackingOrder || list;
+  // Plasma 6 lists the stack; KWin 5.27 only numbers each window's place in it.
+  var order = workspace.stackingOrder || list.slice().sort(function (a, b) { return a.stackingOrder - b.stackingOrder; });
   function rect(g) { return g ? {x: Math.round(g.x), y: Math.round(g.y), width: Math.round(g.width), height: Math.round(g.height)} : null; }
   var out = [];
   order.forEach(function (w) {
