@@ -39,7 +39,8 @@ type Desktop interface {
 // WindowReader reads the screen's layout: top-level windows and monitors, and the window list's
 // changes. It changes nothing.
 type WindowReader interface {
-	// Windows lists the top-level client windows (EWMH _NET_CLIENT_LIST order, bottom to top).
+	// Windows lists the top-level client windows bottom to top (stacking order; on X11
+	// _NET_CLIENT_LIST_STACKING).
 	Windows(ctx context.Context) ([]Window, error)
 	// Window re-describes one window by handle; ErrWindowClosed when it no longer exists.
 	Window(ctx context.Context, handle uint32) (Window, error)

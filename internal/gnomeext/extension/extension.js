@@ -175,7 +175,19 @@ class Service {
         }
         const now = global.get_current_time();
         switch (op) {
-        case 'activate': Main.activateWindow(w, now); break;
+        case 'activate':
+            if (Main.overview.visible) {
+                // Input sent while the Overview slides away lands on the Overview: answer once
+                // it is gone.
+                const id = Main.overview.connect('hidden', () => {
+                    Main.overview.disconnect(id);
+                    invocation.return_value(new GLib.Variant('(b)', [true]));
+                });
+                Main.activateWindow(w, now);
+                return;
+            }
+            Main.activateWindow(w, now);
+            break;
         case 'minimize': w.minimize(); break;
         case 'maximize': if (w.minimized) w.unminimize(); w.maximize(Meta.MaximizeFlags.BOTH); break;
         case 'restore':
