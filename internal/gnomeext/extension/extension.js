@@ -179,9 +179,22 @@ class Service {
             if (Main.overview.visible) {
                 // Input sent while the Overview slides away lands on the Overview: answer once
                 // it is gone.
-                const id = Main.overview.connect('hidden', () => {
+                let answered = false;
+                const answer = () => {
+                    if (answered)
+                        return;
+                    answered = true;
                     Main.overview.disconnect(id);
+                    if (timeout)
+                        GLib.source_remove(timeout);
                     invocation.return_value(new GLib.Variant('(b)', [true]));
+                };
+                const id = Main.overview.connect('hidden', answer);
+                // Never wait for longer than the animation could take.
+                let timeout = GLib.timeout_add(GLib.PRIORITY_DEFAULT, 2000, () => {
+                    timeout = 0;
+                    answer();
+                    return GLib.SOURCE_REMOVE;
                 });
                 Main.activateWindow(w, now);
                 return;
