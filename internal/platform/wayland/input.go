@@ -77,7 +77,8 @@ func (p pressed) String() string {
 	return keysym.Name(p.key)
 }
 
-// pointerDevice is a pointer mcec drives: wlroots' virtual pointer or KWin's fake input.
+// pointerDevice is a pointer mcec drives: wlroots' virtual pointer, KWin's fake input or GNOME
+// Shell's virtual pointer (through mcec's extension).
 type pointerDevice interface {
 	MotionAbsolute(ctx context.Context, x, y int) error
 	Button(ctx context.Context, code uint32, pressed bool) error
@@ -99,8 +100,8 @@ type input struct {
 	ptr    pointerDevice
 	kbd    keyDevice
 	// vkbd is the virtual keyboard whose keymap and modifiers mcec sets; nil on KWin's fake
-	// input, whose codes go through the session's own keymap, assumed to be a US one, and whose
-	// modifiers follow the modifier keys pressed.
+	// input and GNOME Shell's keyboard, whose codes go through the session's own keymap, assumed
+	// to be a US one, and whose modifiers follow the modifier keys pressed.
 	vkbd      *wlclient.Keyboard
 	readyAt   time.Time
 	at        platform.Point // where mcec last put the pointer
@@ -341,7 +342,7 @@ func (in *input) load(ctx context.Context, syms []uint32) error {
 			}
 			in.lay = newLayout()
 			in.mu.Unlock()
-			return fmt.Errorf("%w: KWin's fake input types through the session's keyboard layout, taken to be a US one, and %s is not on it; "+
+			return fmt.Errorf("%w: this compositor's input (KWin's fake input, GNOME Shell's keyboard) types through the session's keyboard layout, taken to be a US one, and %s is not on it; "+
 				"set the text with invoke setvalue, or paste it through the clipboard", platform.ErrCompositorUnsupported, strings.Join(missing, ", "))
 		}
 		in.mu.Lock()
