@@ -5,12 +5,14 @@ package gnometest
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/platform/platformtest"
 	"github.com/mcec/mcec/internal/testdesk"
@@ -60,5 +62,20 @@ func TestOnlyMcec(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "org.mcec.Shell.Error.NotAllowed") {
 		t.Errorf("dbus-send, another executable, was served: %v\n%s", err, out)
+	}
+}
+
+// TestTypeOffLayout: the Shell's keyboard types through the session's keymap, so a character no
+// US key makes fails before anything is typed, with the code that names the compositor's limit.
+func TestTypeOffLayout(t *testing.T) {
+	d := open(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := d.Input().Type(ctx, "Grüße")
+	if !errors.Is(err, platform.ErrCompositorUnsupported) {
+		t.Fatalf("Type of ü on GNOME = %v, want ErrCompositorUnsupported", err)
+	}
+	if held, err := d.Input().Held(ctx); err != nil || len(held) != 0 {
+		t.Errorf("held %v (%v) after a refused Type", held, err)
 	}
 }
