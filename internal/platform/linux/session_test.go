@@ -1,10 +1,15 @@
 package linux
 
 import (
+	"context"
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcec/mcec/internal/platform/x11"
+	"github.com/mcec/mcec/internal/testdesk"
 )
 
 func TestSession(t *testing.T) {
@@ -30,9 +35,12 @@ func TestSession(t *testing.T) {
 		{"sway, absolute socket", env("WAYLAND_DISPLAY", "/x/wl", "SWAYSOCK", "/run/s.sock"), Config{Wayland: "/x/wl", Sway: "/run/s.sock"}, true, ""},
 		{"KDE Plasma: KWin", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "KDE"),
 			Config{Wayland: filepath.Join(runtime, "wayland-0"), KWin: true}, true, ""},
-		{"another compositor with XWayland", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "GNOME"),
+		{"GNOME: its Shell, and XWayland kept for when mcec's extension is missing",
+			env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "ubuntu:GNOME"),
+			Config{Display: ":0", Wayland: filepath.Join(runtime, "wayland-0"), GNOME: true}, true, ""},
+		{"another compositor with XWayland", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "Hyprland"),
 			Config{Display: ":0"}, true, ""},
-		{"another compositor without XWayland", env("WAYLAND_DISPLAY", "wayland-0", "XDG_CURRENT_DESKTOP", "GNOME"), Config{}, false, "GNOME"},
+		{"another compositor without XWayland", env("WAYLAND_DISPLAY", "wayland-0", "XDG_CURRENT_DESKTOP", "Hyprland"), Config{}, false, "Hyprland"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok, _, err := Session(tt.getenv)
@@ -57,5 +65,21 @@ func TestSession(t *testing.T) {
 	got, ok, _, err := Session(env("WAYLAND_DISPLAY", "wayland-1"))
 	if err != nil || !ok || got.Sway != l.Addr().String() {
 		t.Errorf("Session without SWAYSOCK = %+v, %v, %v; want sway at %s", got, ok, err, l.Addr())
+	}
+}
+
+// TestGNOMEFallsBackToXWayland: a GNOME session whose Shell does not answer for mcec's
+// extension is attached through its XWayland display instead of failing.
+func TestGNOMEFallsBackToXWayland(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d, err := Open(ctx, Config{Wayland: filepath.Join(t.TempDir(), "wayland-0"), GNOME: true,
+		Display: testdesk.Desktop().Display(), DBusAddress: testdesk.Desktop().DBusAddress()})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer d.Close()
+	if _, ok := d.x.(*x11.Conn); !ok {
+		t.Errorf("attached through %T, want the X11 backend", d.x)
 	}
 }
