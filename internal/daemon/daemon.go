@@ -169,9 +169,13 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 
 	if d.Desktop = cfg.Desktop; d.Desktop == nil {
-		if d.Desktop, err = linux.Open(ctx, linux.Config{Display: display, Wayland: wayland, Sway: sway, KWin: kwin, GNOME: gnome, DBusAddress: bus, Logger: log}); err != nil {
+		// Through a variable of its own: a failed Open's nil *linux.Desktop in the interface
+		// would be closed by the cleanup above.
+		desk, err := linux.Open(ctx, linux.Config{Display: display, Wayland: wayland, Sway: sway, KWin: kwin, GNOME: gnome, DBusAddress: bus, Logger: log})
+		if err != nil {
 			return nil, err
 		}
+		d.Desktop = desk
 	}
 	dir := cfg.SessionsDir
 	if dir == "" {

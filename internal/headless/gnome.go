@@ -53,7 +53,7 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	if err != nil {
 		return &StartError{Step: StepCompositor, Err: err}
 	}
-	data := filepath.Join(d.dir, "data")
+	data := d.DataHome()
 	dir, err := gnomeext.Install(data, self)
 	if err != nil {
 		return &StartError{Step: StepCompositor, Err: fmt.Errorf("install mcec's GNOME Shell extension: %w", err)}
@@ -63,7 +63,7 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	if err := os.WriteFile(filepath.Join(dir, "private-desktop"), nil, 0o644); err != nil {
 		return &StartError{Step: StepCompositor, Err: err}
 	}
-	config := filepath.Join(d.dir, "config")
+	config := d.ConfigHome()
 	settings := filepath.Join(config, "glib-2.0", "settings")
 	if err := os.MkdirAll(settings, 0o700); err != nil {
 		return &StartError{Step: StepCompositor, Err: err}

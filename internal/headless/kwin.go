@@ -35,9 +35,14 @@ func kwinEnv(dir string, checks bool) []string {
 	return env
 }
 
-// KWinDataHome is where a KWin desktop's KWin looks for desktop files (applications/ below it):
-// the private directory's, not the user's.
-func (d *Desktop) KWinDataHome() string { return filepath.Join(d.dir, "data") }
+// DataHome is the XDG_DATA_HOME of a KWin or GNOME desktop's compositor (KWin looks for
+// desktop files in applications/ below it, GNOME Shell for extensions): the private
+// directory's, not the user's.
+func (d *Desktop) DataHome() string { return filepath.Join(d.dir, "data") }
+
+// ConfigHome is the XDG_CONFIG_HOME of a KWin or GNOME desktop's compositor (GNOME Shell's
+// settings are a key file below it).
+func (d *Desktop) ConfigHome() string { return filepath.Join(d.dir, "config") }
 
 // startKWin starts kwin_wayland on the private session bus (it registers org.kde.KWin there)
 // and waits until its Wayland socket accepts connections and it owns its bus name.
@@ -51,7 +56,7 @@ func (d *Desktop) startKWin(ctx context.Context, opts Options) error {
 	}
 	// As in a user's home: KWin's service cache notices desktop files added later to a
 	// directory that existed when it was built.
-	if err := os.MkdirAll(filepath.Join(d.KWinDataHome(), "applications"), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(d.DataHome(), "applications"), 0o700); err != nil {
 		return &StartError{Step: StepCompositor, Err: err}
 	}
 	env := append(swayBaseEnv(os.Environ(), d.dir), kwinEnv(d.dir, opts.KWinChecks)...)

@@ -8,6 +8,7 @@
 const { Clutter, Gio, GLib, Meta, Shell, St } = imports.gi;
 const ExtensionUtils = imports.misc.extensionUtils;
 const Main = imports.ui.main;
+const Keyboard = imports.ui.status.keyboard;
 
 const IFACE = `<node>
   <interface name="org.mcec.Shell">
@@ -28,6 +29,7 @@ const IFACE = `<node>
     <method name="PointerButton"><arg type="u" direction="in" name="button"/><arg type="b" direction="in" name="pressed"/></method>
     <method name="PointerScroll"><arg type="i" direction="in" name="dx"/><arg type="i" direction="in" name="dy"/></method>
     <method name="Key"><arg type="u" direction="in" name="evdev"/><arg type="b" direction="in" name="pressed"/></method>
+    <method name="Layout"><arg type="s" direction="out" name="source"/></method>
     <method name="ClipboardGet"><arg type="s" direction="out" name="text"/></method>
     <method name="ClipboardSet"><arg type="s" direction="in" name="text"/></method>
     <signal name="WindowsChanged"/>
@@ -275,6 +277,15 @@ class Service {
         else
             this._pressedKeys.delete(code);
         invocation.return_value(null);
+    }
+
+    // LayoutAsync answers the current input source as "type:id" ("xkb:us", "xkb:de+nodeadkeys",
+    // "ibus:…"): keys go through it.
+    LayoutAsync(params, invocation) {
+        if (!this._check(invocation))
+            return;
+        const src = Keyboard.getInputSourceManager().currentSource;
+        invocation.return_value(new GLib.Variant('(s)', [src ? `${src.type}:${src.id}` : '']));
     }
 
     ClipboardGetAsync(params, invocation) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"strings"
 
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/wayland/gnome"
@@ -72,6 +73,19 @@ func (s gnomeShell) capture(ctx context.Context, r image.Rectangle) (*image.RGBA
 func (s gnomeShell) input(context.Context, *wlclient.Client) (pointerDevice, keyDevice, error) {
 	d := gnomeDevice(s)
 	return d, d, nil
+}
+
+// layout is the XKB layout keys go through: the Shell's current input source.
+func (s gnomeShell) layout(ctx context.Context) (string, error) {
+	src, err := s.g.Layout(ctx)
+	if err != nil {
+		return "", gnomeErr(err)
+	}
+	kind, id, _ := strings.Cut(src, ":")
+	if kind != "xkb" {
+		return src, nil // an input method: not a plain layout
+	}
+	return id, nil
 }
 
 // The clipboard comes from the Shell: mutter offers no data-control.

@@ -326,6 +326,12 @@ func (in *input) key(ctx context.Context, sym uint32, down bool) error {
 
 // load puts syms on the keyboard (keymap.go), uploading the keymap when it changed.
 func (in *input) load(ctx context.Context, syms []uint32) error {
+	if in.vkbd == nil {
+		// The session's layout, which can change at any time, decides what the keys type.
+		if err := in.checkLayout(ctx, syms); err != nil {
+			return err
+		}
+	}
 	in.mu.Lock()
 	changed := in.lay.add(syms, in.heldKeysLocked()) || !in.loaded
 	keys := slices.Clone(in.lay.keys)

@@ -74,6 +74,16 @@ func (s kwinShell) input(ctx context.Context, wl *wlclient.Client) (pointerDevic
 	return f, f, nil
 }
 
+// layout is the XKB layout KWin reads fake input's keys through: the current one of
+// org.kde.keyboard where KWin offers it (with more than one layout configured), else the first
+// of the user's kxkbrc LayoutList, else "us", KWin's default.
+func (s kwinShell) layout(ctx context.Context) (string, error) {
+	if l, err := s.k.Layout(ctx); err == nil && l != "" {
+		return l, nil
+	}
+	return kxkbrcLayout(), nil
+}
+
 func (s kwinShell) capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
 	img, err := s.k.CaptureArea(ctx, r)
 	return img, kwinErr(err)

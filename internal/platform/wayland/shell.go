@@ -39,6 +39,8 @@ type shell interface {
 	// input makes the pointer and keyboard mcec drives (keys are evdev codes read through the
 	// session's keymap).
 	input(ctx context.Context, wl *wlclient.Client) (pointerDevice, keyDevice, error)
+	// layout is the XKB layout ("us", "de(nodeadkeys)") the session reads keys through.
+	layout(ctx context.Context) (string, error)
 	close() error
 }
 

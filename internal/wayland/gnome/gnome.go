@@ -231,6 +231,13 @@ func (c *Conn) Key(ctx context.Context, code uint32, pressed bool) error {
 	return busErr(c.obj.CallWithContext(ctx, iface+".Key", 0, code, pressed).Err)
 }
 
+// Layout is the Shell's current input source, "type:id" ("xkb:us", "xkb:de"), through which
+// keys are read.
+func (c *Conn) Layout(ctx context.Context) (string, error) {
+	var s string
+	return s, busErr(c.obj.CallWithContext(ctx, iface+".Layout", 0).Store(&s))
+}
+
 // ClipboardGet reads the clipboard's text.
 func (c *Conn) ClipboardGet(ctx context.Context) (string, error) {
 	var s string

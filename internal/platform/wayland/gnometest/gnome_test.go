@@ -79,3 +79,37 @@ func TestTypeOffLayout(t *testing.T) {
 		t.Errorf("held %v (%v) after a refused Type", held, err)
 	}
 }
+
+// TestLayoutGuard: when the session types through a German layout, a character key would type
+// another character (mcec sends a US keyboard's keys), so Type refuses it naming the layout;
+// keys that mean the same on every layout still go; back on a US layout, typing works.
+func TestLayoutGuard(t *testing.T) {
+	d := open(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	setSources := func(sources string) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, "gsettings", "set", "org.gnome.desktop.input-sources", "sources", sources)
+		cmd.Env = append(os.Environ(), "GSETTINGS_BACKEND=keyfile", "XDG_CONFIG_HOME="+testdesk.Desktop().ConfigHome())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gsettings: %v\n%s", err, out)
+		}
+	}
+	setSources("[('xkb', 'de')]")
+	defer setSources("[('xkb', 'us')]")
+	var err error
+	testdesk.WaitFor(t, 10*time.Second, "Type went on through a German layout", func() bool {
+		err = d.Input().Type(ctx, "yz")
+		return errors.Is(err, platform.ErrCompositorUnsupported)
+	})
+	if !strings.Contains(err.Error(), `"de"`) {
+		t.Errorf("the refusal does not name the layout: %v", err)
+	}
+	if err := d.Input().Chord(ctx, "Return"); err != nil {
+		t.Errorf("Return on a German layout: %v", err)
+	}
+	setSources("[('xkb', 'us')]")
+	testdesk.WaitFor(t, 10*time.Second, "Type stayed refused on a US layout", func() bool {
+		return d.Input().Type(ctx, "yz") == nil
+	})
+}

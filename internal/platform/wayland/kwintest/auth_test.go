@@ -48,7 +48,7 @@ func TestAuthorization(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apps := filepath.Join(desk.KWinDataHome(), "applications")
+	apps := filepath.Join(desk.DataHome(), "applications")
 	if err := os.MkdirAll(apps, 0o700); err != nil {
 		t.Fatal(err)
 	}
