@@ -138,6 +138,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	bus := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
 	var display, wayland, sway string // the X display, or a Wayland desktop's sockets
 	var kwin, gnome bool              // the Wayland compositor is KWin or GNOME Shell, on the session bus
+	var kwinConfig string             // a private KWin's configuration directory
 	var at linux.Config
 	attach := false
 	if cfg.Desktop == nil && !cfg.Headless {
@@ -165,13 +166,16 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		display, bus, d.env = d.Private.Display(), d.Private.DBusAddress(), d.Private.Env()
 		wayland, sway = d.Private.WaylandSocket(), d.Private.SwaySocket()
 		kwin, gnome = d.Private.Kind() == headless.KWin, d.Private.Kind() == headless.GNOME
+		if kwin {
+			kwinConfig = d.Private.ConfigHome()
+		}
 		log.Info("private desktop started", "kind", d.Private.Kind(), "display", display, "wayland", wayland)
 	}
 
 	if d.Desktop = cfg.Desktop; d.Desktop == nil {
 		// Through a variable of its own: a failed Open's nil *linux.Desktop in the interface
 		// would be closed by the cleanup above.
-		desk, err := linux.Open(ctx, linux.Config{Display: display, Wayland: wayland, Sway: sway, KWin: kwin, GNOME: gnome, DBusAddress: bus, Logger: log})
+		desk, err := linux.Open(ctx, linux.Config{Display: display, Wayland: wayland, Sway: sway, KWin: kwin, GNOME: gnome, KWinConfig: kwinConfig, DBusAddress: bus, Logger: log})
 		if err != nil {
 			return nil, err
 		}

@@ -31,7 +31,9 @@ type Config struct {
 	// mcec's extension), reached on the session bus (internal/platform/wayland).
 	Wayland, Sway string
 	KWin, GNOME   bool
-	DBusAddress   string // session bus; "" = $DBUS_SESSION_BUS_ADDRESS
+	// KWinConfig is a private KWin desktop's configuration directory (its keyboard settings).
+	KWinConfig  string
+	DBusAddress string // session bus; "" = $DBUS_SESSION_BUS_ADDRESS
 	// AtspiCallTimeout bounds each AT-SPI call: a hung application costs one of these.
 	AtspiCallTimeout time.Duration
 	Logger           *slog.Logger
@@ -73,7 +75,7 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 		bus := cmp.Or(cfg.DBusAddress, os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
 		switch {
 		case cfg.KWin:
-			wc.KWinBus = bus
+			wc.KWinBus, wc.KWinConfig = bus, cfg.KWinConfig
 		case cfg.GNOME:
 			wc.GNOMEBus = bus
 		}

@@ -15,14 +15,17 @@ import (
 
 // kwinShell drives KWin (KDE Plasma): windows, window operations and their events through KWin
 // scripts, pixels through ScreenShot2 (internal/wayland/kwin).
-type kwinShell struct{ k *kwin.Conn }
+type kwinShell struct {
+	k          *kwin.Conn
+	configHome string // KWin's XDG_CONFIG_HOME; "" for the user's
+}
 
-func dialKWin(ctx context.Context, bus string, wl *wlclient.Client) (*shellComp, error) {
+func dialKWin(ctx context.Context, bus, configHome string, wl *wlclient.Client) (*shellComp, error) {
 	k, err := kwin.Dial(ctx, bus)
 	if err != nil {
 		return nil, fmt.Errorf("%w: KWin: %w", platform.ErrDisplayUnavailable, err)
 	}
-	return newShellComp(kwinShell{k}, wl), nil
+	return newShellComp(kwinShell{k: k, configHome: configHome}, wl), nil
 }
 
 func (s kwinShell) close() error { return s.k.Close() }
@@ -81,7 +84,7 @@ func (s kwinShell) layout(ctx context.Context) (string, error) {
 	if l, err := s.k.Layout(ctx); err == nil && l != "" {
 		return l, nil
 	}
-	return kxkbrcLayout(), nil
+	return kxkbrcLayout(s.configHome), nil
 }
 
 func (s kwinShell) capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {

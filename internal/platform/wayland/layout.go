@@ -40,13 +40,16 @@ func (in *input) checkLayout(ctx context.Context, syms []uint32) error {
 	return nil
 }
 
-// kxkbrcLayout is the first layout of the user's KDE keyboard settings (kxkbrc's LayoutList,
-// with its variant), "us" when none is set: what KWin reads keys through when it offers no
-// org.kde.keyboard (one layout configured).
-func kxkbrcLayout() string {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return "us"
+// kxkbrcLayout is the first layout of the KDE keyboard settings in configHome (the user's
+// when ""): kxkbrc's LayoutList, with its variant, "us" when none is set. KWin reads keys
+// through it when it offers no org.kde.keyboard (one layout configured).
+func kxkbrcLayout(configHome string) string {
+	dir := configHome
+	if dir == "" {
+		var err error
+		if dir, err = os.UserConfigDir(); err != nil {
+			return "us"
+		}
 	}
 	f, err := os.Open(filepath.Join(dir, "kxkbrc"))
 	if err != nil {

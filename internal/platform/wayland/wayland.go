@@ -31,11 +31,14 @@ import (
 
 // Config says which compositor to attach to: Socket and one of Sway, KWinBus or GNOMEBus.
 type Config struct {
-	Socket   string // the Wayland display socket, absolute
-	Sway     string // sway's IPC socket, absolute
-	KWinBus  string // the session bus KWin is on
-	GNOMEBus string // the session bus GNOME Shell (with mcec's extension) is on
-	Logger   *slog.Logger
+	Socket  string // the Wayland display socket, absolute
+	Sway    string // sway's IPC socket, absolute
+	KWinBus string // the session bus KWin is on
+	// KWinConfig is KWin's XDG_CONFIG_HOME where it is not the user's (mcec's private KWin
+	// desktop): its keyboard settings are read there.
+	KWinConfig string
+	GNOMEBus   string // the session bus GNOME Shell (with mcec's extension) is on
+	Logger     *slog.Logger
 }
 
 // compositor is what differs between the compositors mcec drives: windows and their
@@ -76,7 +79,7 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	case cfg.Sway != "":
 		comp, err = dialSway(ctx, cfg.Sway, wl)
 	case cfg.KWinBus != "":
-		comp, err = dialKWin(ctx, cfg.KWinBus, wl)
+		comp, err = dialKWin(ctx, cfg.KWinBus, cfg.KWinConfig, wl)
 	default:
 		comp, err = dialGNOME(ctx, cfg.GNOMEBus, wl)
 	}

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +25,7 @@ func open(t *testing.T) *linux.Desktop {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	desk := testdesk.Desktop()
-	d, err := linux.Open(ctx, linux.Config{Wayland: desk.WaylandSocket(), KWin: true,
+	d, err := linux.Open(ctx, linux.Config{Wayland: desk.WaylandSocket(), KWin: true, KWinConfig: desk.ConfigHome(),
 		DBusAddress: desk.DBusAddress(), AtspiCallTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -52,5 +54,32 @@ func TestTypeOffLayout(t *testing.T) {
 	}
 	if held, err := d.Input().Held(ctx); err != nil || len(held) != 0 {
 		t.Errorf("held %v (%v) after a refused Type", held, err)
+	}
+}
+
+// TestLayoutGuard: with KDE's keyboard settings naming a German layout (kxkbrc, what KWin reads
+// when it offers no org.kde.keyboard), character keys are refused naming it; Return still goes.
+func TestLayoutGuard(t *testing.T) {
+	d := open(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rc := filepath.Join(testdesk.Desktop().ConfigHome(), "kxkbrc")
+	if err := os.MkdirAll(filepath.Dir(rc), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rc, []byte("[Layout]\nLayoutList=de\nUse=true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(rc)
+	err := d.Input().Type(ctx, "yz")
+	if !errors.Is(err, platform.ErrCompositorUnsupported) || !strings.Contains(err.Error(), `"de"`) {
+		t.Errorf("Type on a German KDE layout = %v, want compositor-unsupported naming it", err)
+	}
+	if err := d.Input().Chord(ctx, "Return"); err != nil {
+		t.Errorf("Return on a German layout: %v", err)
+	}
+	os.Remove(rc)
+	if err := d.Input().Type(ctx, "yz"); err != nil {
+		t.Errorf("Type on a US layout: %v", err)
 	}
 }
