@@ -40,6 +40,10 @@ const VERSION = 1;
 
 // The kinds of window an application shows: not the desktop, docks, menus or tooltips.
 const SHOWN = [Meta.WindowType.NORMAL, Meta.WindowType.DIALOG, Meta.WindowType.MODAL_DIALOG, Meta.WindowType.UTILITY];
+// The popups of those windows (open menus, lists, tooltips): listed with popup set, so that
+// mcec can place their objects.
+const POPUPS = [Meta.WindowType.MENU, Meta.WindowType.DROPDOWN_MENU, Meta.WindowType.POPUP_MENU, Meta.WindowType.COMBO,
+    Meta.WindowType.TOOLTIP];
 
 function rect(r) {
     return { x: r.x, y: r.y, width: r.width, height: r.height };
@@ -148,11 +152,18 @@ class Service {
             .filter(w => SHOWN.includes(w.get_window_type()) && this._shownWindows.has(w));
     }
 
+    _popups() {
+        return global.get_window_actors().map(a => a.meta_window).filter(w => POPUPS.includes(w.get_window_type()));
+    }
+
     WindowsAsync(params, invocation) {
         if (!this._check(invocation))
             return;
         const focus = global.display.get_focus_window();
-        const out = this._windows().map(w => {
+        const popups = new Set(this._popups());
+        const windows = global.get_window_actors().map(a => a.meta_window).filter(w => popups.has(w) ||
+            SHOWN.includes(w.get_window_type()) && this._shownWindows.has(w));
+        const out = windows.map(w => {
             const parent = w.get_transient_for();
             return {
                 id: String(w.get_id()), title: w.get_title() || '', wmClass: w.get_wm_class() || '', pid: w.get_pid(),
@@ -162,6 +173,7 @@ class Service {
                 dialog: w.get_window_type() === Meta.WindowType.DIALOG || w.get_window_type() === Meta.WindowType.MODAL_DIALOG,
                 transientFor: parent ? String(parent.get_id()) : '',
                 x11: w.get_client_type() === Meta.WindowClientType.X11,
+                popup: popups.has(w),
             };
         });
         invocation.return_value(new GLib.Variant('(s)', [JSON.stringify(out)]));

@@ -36,6 +36,10 @@ type Options struct {
 	// windows) of the X client that owns a window, for bridges with window-relative extents
 	// whose popovers report positions relative to the main window (popups.go); nil: not placed.
 	Popups func(ctx context.Context, handle uint32) ([]platform.Rect, error)
+	// PopupSurface finds, on Wayland, the screen corner of the popup surface of process pid
+	// whose highest object has the window extents top (surfaces.go); false when the compositor
+	// does not say. nil: popups have no bounds.
+	PopupSurface func(ctx context.Context, pid int, top platform.Rect) (platform.Point, bool)
 	// WindowLocal says that every application reports extents relative to its own window
 	// whatever coordinate type is asked (Wayland: shared/spec/wayland-notes.md §3), so every
 	// tree is placed by its window's origin.

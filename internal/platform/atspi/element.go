@@ -251,6 +251,12 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 	}
 	w.remember()
 	out, _ := w.convert(o.n)
+	if out.Bounds == nil && c.opts.WindowLocal && c.opts.PopupSurface != nil && out.States["showing"] {
+		// A Wayland popup's object: placed where the compositor shows the surface (surfaces.go).
+		if top, ok := c.popupTop(ctx, o.n.ref); ok {
+			out.Bounds = c.surfaceRect(ctx, o.n.ref, top, o.pid)
+		}
+	}
 	if w.bridge.vclShift && out.Bounds != nil && !nativeMenuRoles[out.Role] {
 		s, err := c.vclShiftOf(ctx, o.n.ref)
 		if err != nil {

@@ -200,6 +200,10 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 			placePopups(t.Root, popups)
 		}
 	}
+	if err == nil && c.opts.WindowLocal && !limits.Lean {
+		// Wayland popups: placed where the compositor shows their surfaces (surfaces.go).
+		c.placeSurfaces(ctx, t.Root, pid)
+	}
 	if err == nil && (t.Root.Bounds == nil || t.Root.Bounds.Empty()) && !win.Bounds.Empty() && t.Root.States["showing"] {
 		// A frame that reports no rectangle (Swing) or an empty one (a GTK 4 dialog) covers its
 		// window, whose area X knows.

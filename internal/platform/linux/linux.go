@@ -91,7 +91,7 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 		}
 		// No Wayland client knows where its window is: every toolkit reports extents relative to
 		// its window, each from its own origin (the compositor's resolver places them).
-		return &Desktop{cfg: cfg, x: w, a11yOpts: atspi.Options{Window: w.Window, WindowLocal: true, Origin: w.Origin}}, nil
+		return &Desktop{cfg: cfg, x: w, a11yOpts: atspi.Options{Window: w.Window, WindowLocal: true, Origin: w.Origin, PopupSurface: w.PopupSurface}}, nil
 	}
 	x, err := x11.Dial(ctx, cfg.Display)
 	if err != nil {

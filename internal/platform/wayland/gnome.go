@@ -47,7 +47,8 @@ func (s gnomeShell) windows(ctx context.Context) ([]shellWindow, error) {
 	for _, w := range ws {
 		out = append(out, shellWindow{ID: w.ID, Title: w.Title, Class: w.Class, PID: w.PID,
 			Frame: gnomeRect(w.Frame), Buffer: gnomeRect(w.Buffer), Minimized: w.Minimized, Maximized: w.Maximized,
-			Fullscreen: w.Fullscreen, Focused: w.Focused, Modal: w.Modal, Dialog: w.Dialog, TransientFor: w.TransientFor, X11: w.X11})
+			Fullscreen: w.Fullscreen, Focused: w.Focused, Modal: w.Modal, Dialog: w.Dialog, TransientFor: w.TransientFor, X11: w.X11,
+			Popup: w.Popup})
 	}
 	return out, nil
 }

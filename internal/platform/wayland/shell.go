@@ -25,6 +25,7 @@ type shellComp struct {
 	handles map[string]uint32
 	ids     map[uint32]string
 	seen    map[uint32]shellWindow // as last listed, for Origin
+	popups  []shellWindow          // as last listed, for PopupSurface
 }
 
 // shell is one compositor's way in. Its errors are the platform's already.
@@ -60,6 +61,7 @@ type shellWindow struct {
 	Minimized, Maximized, Fullscreen, Focused, Modal, Dialog bool
 	TransientFor                                             string // the parent's ID
 	X11                                                      bool   // an X11 program under Xwayland
+	Popup                                                    bool   // a popup surface (a menu, a list): not a window of its own
 }
 
 func newShellComp(sh shell, wl *wlclient.Client) *shellComp {
@@ -85,16 +87,23 @@ func (c *shellComp) handle(id string) uint32 {
 
 // list reads the windows, bottom to top, and remembers them.
 func (c *shellComp) list(ctx context.Context) ([]shellWindow, error) {
-	ws, err := c.sh.windows(ctx)
+	all, err := c.sh.windows(ctx)
 	if err != nil {
 		return nil, err
 	}
-	seen := make(map[uint32]shellWindow, len(ws))
-	for _, w := range ws {
+	ws := make([]shellWindow, 0, len(all))
+	var popups []shellWindow
+	seen := make(map[uint32]shellWindow, len(all))
+	for _, w := range all {
+		if w.Popup {
+			popups = append(popups, w)
+			continue
+		}
+		ws = append(ws, w)
 		seen[c.handle(w.ID)] = w
 	}
 	c.mu.Lock()
-	c.seen = seen
+	c.seen, c.popups = seen, popups
 	c.mu.Unlock()
 	return ws, nil
 }
@@ -203,6 +212,31 @@ func (c *shellComp) Origin(w platform.Window, frame platform.Rect, children []pl
 	side := (b.Width - frame.Width) / 2
 	if top := b.Height - frame.Height - side; side >= 0 && (b.Width-frame.Width)%2 == 0 && top > side && frame.Width < b.Width {
 		return platform.Point{X: b.X + side - frame.X, Y: b.Y + top - frame.Y}, true
+	}
+	return platform.Point{}, false
+}
+
+// PopupSurface finds the popup of process pid whose frame or surface has the size of the
+// popup's highest object (top, in the surface's coordinates) and answers the surface's corner;
+// the topmost such popup when several do. Shells that list no popups (KWin 5.27) never find one.
+func (c *shellComp) PopupSurface(ctx context.Context, pid int, top platform.Rect) (platform.Point, bool) {
+	if _, err := c.list(ctx); err != nil {
+		return platform.Point{}, false
+	}
+	c.mu.Lock()
+	popups := c.popups
+	c.mu.Unlock()
+	for i := len(popups) - 1; i >= 0; i-- {
+		p := popups[i]
+		if p.PID != pid {
+			continue
+		}
+		f, b := p.Frame, p.Buffer
+		frameFits := f.Width == top.Width && f.Height == top.Height && f.X-b.X == top.X && f.Y-b.Y == top.Y
+		surfaceFits := b.Width == top.Width && b.Height == top.Height && top.X == 0 && top.Y == 0
+		if frameFits || surfaceFits {
+			return platform.Point{X: b.X, Y: b.Y}, true
+		}
 	}
 	return platform.Point{}, false
 }

@@ -116,6 +116,15 @@ func (c *Conn) ClipboardSet(ctx context.Context, text string) error {
 	return wlErr("set the clipboard", c.wl.ClipboardSet(ctx, text))
 }
 
+// PopupSurface finds a popup surface's screen corner where the compositor lists its popups
+// (GNOME Shell): see shellComp.PopupSurface. Others never find one.
+func (c *Conn) PopupSurface(ctx context.Context, pid int, top platform.Rect) (platform.Point, bool) {
+	if s, ok := c.compositor.(*shellComp); ok {
+		return s.PopupSurface(ctx, pid, top)
+	}
+	return platform.Point{}, false
+}
+
 func (c *Conn) shellClipboard() (shellClipboard, bool) {
 	if s, ok := c.compositor.(*shellComp); ok {
 		sc, ok := s.sh.(shellClipboard)

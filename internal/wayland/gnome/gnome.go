@@ -112,9 +112,10 @@ type Window struct {
 	Dialog       bool   `json:"dialog"`
 	TransientFor string `json:"transientFor"`
 	X11          bool   `json:"x11"`
+	Popup        bool   `json:"popup"` // a menu's or a list's popup surface, transient for a window
 }
 
-// Windows lists the application windows, bottom to top.
+// Windows lists the application windows and their popups, bottom to top.
 func (c *Conn) Windows(ctx context.Context) ([]Window, error) {
 	var s string
 	if err := c.obj.CallWithContext(ctx, iface+".Windows", 0).Store(&s); err != nil {

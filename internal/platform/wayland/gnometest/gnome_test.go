@@ -113,3 +113,82 @@ func TestLayoutGuard(t *testing.T) {
 		return d.Input().Type(ctx, "yz") == nil
 	})
 }
+
+// TestPopupPlacement: an open combo box's list is a popup surface; its items get bounds from
+// where GNOME Shell shows it, and a click at an item's centre chooses it (gtk3-widget-factory's
+// "Andrea" combo box, whose list holds "Otto").
+func TestPopupPlacement(t *testing.T) {
+	d := open(t)
+	p := testdesk.Start(t, "gtk3-widget-factory")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var win platform.Window
+	testdesk.WaitFor(t, 20*time.Second, "no gtk3-widget-factory window", func() bool {
+		ws, err := d.Windows(ctx)
+		for _, w := range ws {
+			if err == nil && w.ProcessID == p.PID {
+				win = w
+				return true
+			}
+		}
+		return false
+	})
+	tree := func() *platform.Node {
+		tr, err := d.Tree(ctx, win, platform.TreeLimits{MaxDepth: 40, MaxNodes: 5000})
+		if err != nil {
+			return nil
+		}
+		return tr.Root
+	}
+	// The enabled combo box whose list starts with Andrea.
+	var combo *platform.Node
+	testdesk.WaitFor(t, 20*time.Second, "no enabled combo box holding Andrea", func() bool {
+		combo = find(tree(), func(n, parent *platform.Node) bool {
+			return n.Role == "combo box" && n.States["enabled"] && n.Bounds != nil &&
+				find(n, func(k, _ *platform.Node) bool { return k.Role == "menu item" && k.Name == "Andrea" }) != nil
+		})
+		return combo != nil
+	})
+	b := *combo.Bounds
+	if err := d.WindowOp(ctx, win.Handle, platform.WindowOp{Kind: platform.OpActivate}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Input().Click(ctx, platform.Point{X: b.X + b.Width/2, Y: b.Y + b.Height/2}, platform.ButtonLeft, 1); err != nil {
+		t.Fatal(err)
+	}
+	var otto *platform.Node
+	testdesk.WaitFor(t, 10*time.Second, "the open list's Otto got no bounds", func() bool {
+		otto = find(tree(), func(n, parent *platform.Node) bool {
+			return n.Role == "menu item" && n.Name == "Otto" && n.Bounds != nil && n.States["showing"]
+		})
+		return otto != nil
+	})
+	o := *otto.Bounds
+	if err := d.Input().Click(ctx, platform.Point{X: o.X + o.Width/2, Y: o.Y + o.Height/2}, platform.ButtonLeft, 1); err != nil {
+		t.Fatal(err)
+	}
+	testdesk.WaitFor(t, 10*time.Second, "the click at Otto's centre did not choose it", func() bool {
+		n := find(tree(), func(n, _ *platform.Node) bool { return n.Ref == combo.Ref })
+		return n != nil && n.Name != combo.Name
+	})
+}
+
+// find is the first node (depth first) for which match holds.
+func find(n *platform.Node, match func(n, parent *platform.Node) bool) *platform.Node {
+	var walk func(n, parent *platform.Node) *platform.Node
+	walk = func(n, parent *platform.Node) *platform.Node {
+		if n == nil {
+			return nil
+		}
+		if match(n, parent) {
+			return n
+		}
+		for _, k := range n.Children {
+			if f := walk(k, n); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	return walk(n, nil)
+}
