@@ -2,6 +2,7 @@ package atspi
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -52,6 +53,7 @@ func (c *Client) runBatch(ctx context.Context, sem chan struct{}, b batch) error
 	if sem == nil {
 		sem = make(chan struct{}, maxInFlight)
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -68,10 +70,23 @@ func (c *Client) runBatch(ctx context.Context, sem chan struct{}, b batch) error
 		cancel()
 	}
 	wg.Wait()
-	if callsErr != nil {
-		return callsErr
+	return firstFailure(parent, callsErr, jobsErr)
+}
+
+// firstFailure is the error that ended a batch's two halves: when one half failed and the
+// other then stopped on the cancellation that followed, the first half's. Only the caller's own
+// cancellation comes back as context.Canceled (under load, a job's "window closed" once came
+// back as the calls' "context canceled", answered unhandled-exception).
+func firstFailure(parent context.Context, a, b error) error {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case errors.Is(a, context.Canceled) && parent.Err() == nil:
+		return b
 	}
-	return jobsErr
+	return a
 }
 
 // callRun is one runCalls in progress.
