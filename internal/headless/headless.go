@@ -1,6 +1,7 @@
 // Package headless starts and stops a private desktop: either X11 (Xvfb on a
-// free display and openbox) or Wayland (headless sway, sway.go), each with a
-// private D-Bus session bus and the AT-SPI bus launcher.
+// free display and openbox) or Wayland (headless sway, sway.go; KDE's KWin,
+// kwin.go; GNOME Shell with mcec's extension, gnome.go), each with a private
+// D-Bus session bus and the AT-SPI bus launcher.
 // Everything runs under a private XDG_RUNTIME_DIR, so desktops started
 // concurrently (tests in parallel packages, provisioned sessions) never
 // share a socket, and Stop ends every process by its process group.
