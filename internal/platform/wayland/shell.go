@@ -32,8 +32,8 @@ type shellComp struct {
 type shell interface {
 	name(ctx context.Context) (string, error)
 	windows(ctx context.Context) ([]shellWindow, error) // bottom to top
-	// do applies "activate", "minimize", "maximize", "restore" or "geometry" (the frame to
-	// frame).
+	// do applies "activate", "minimize", "maximize", "restore" or "geometry" (which sets the
+	// window's frame to frame).
 	do(ctx context.Context, id, op string, frame platform.Rect) error
 	watch(ctx context.Context) (<-chan struct{}, error)
 	capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error)
