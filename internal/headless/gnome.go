@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/godbus/dbus/v5"
-
 	"github.com/mcec/mcec/internal/gnomeext"
 )
 
@@ -83,32 +81,5 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	}
 	argv = append(argv, "sh", "-c", gnomeShellScript, "sh", shell, "--headless", "--wayland", "--no-x11",
 		"--virtual-monitor", strconv.Itoa(opts.Width)+"x"+strconv.Itoa(opts.Height), "--wayland-display", socket)
-	c, err := spawn(d.log, "gnome-shell", argv, env, nil, syscall.SIGTERM, nil)
-	if err != nil {
-		return &StartError{Step: StepCompositor, Program: "gnome-shell", Err: err}
-	}
-	d.procs = append(d.procs, c)
-	d.guard.watch(c.pid)
-	d.compositor = c
-	bus, err := dbus.Connect(d.busAddr, dbus.WithContext(ctx))
-	if err != nil {
-		return d.fail(ctx, StepCompositor, c, err)
-	}
-	defer bus.Close()
-	path := filepath.Join(d.dir, socket)
-	err = poll(ctx, pollEvery, func() (bool, error) {
-		if c.exited() {
-			return false, c.exitError()
-		}
-		var owned bool
-		if err := bus.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, "org.mcec.Shell").Store(&owned); err != nil {
-			return false, err
-		}
-		return owned && answers(path), nil
-	})
-	if err != nil {
-		return d.fail(ctx, StepCompositor, c, fmt.Errorf("waiting for gnome-shell's socket and mcec's extension: %w", err))
-	}
-	d.waylandSocket = path
-	return nil
+	return d.startBusCompositor(ctx, "gnome-shell", argv, env, socket, "org.mcec.Shell")
 }

@@ -64,9 +64,16 @@ func (d *Desktop) startKWin(ctx context.Context, opts Options) error {
 	const socket = "wayland-0"
 	argv := []string{kwin, "--virtual", "--no-lockscreen", "--no-global-shortcuts", "--no-kactivities",
 		"--width", strconv.Itoa(opts.Width), "--height", strconv.Itoa(opts.Height), "--socket", socket}
-	c, err := spawn(d.log, "kwin_wayland", argv, env, nil, syscall.SIGTERM, nil)
+	return d.startBusCompositor(ctx, "kwin_wayland", argv, env, socket, "org.kde.KWin")
+}
+
+// startBusCompositor starts a compositor that serves the session bus (KWin, GNOME Shell) and
+// waits until its Wayland socket (socket, in the runtime directory) answers and name has an
+// owner on the bus: the compositor, or the part of it mcec talks to, is up.
+func (d *Desktop) startBusCompositor(ctx context.Context, program string, argv, env []string, socket, name string) error {
+	c, err := spawn(d.log, program, argv, env, nil, syscall.SIGTERM, nil)
 	if err != nil {
-		return &StartError{Step: StepCompositor, Program: "kwin_wayland", Err: err}
+		return &StartError{Step: StepCompositor, Program: program, Err: err}
 	}
 	d.procs = append(d.procs, c)
 	d.guard.watch(c.pid)
@@ -82,13 +89,13 @@ func (d *Desktop) startKWin(ctx context.Context, opts Options) error {
 			return false, c.exitError()
 		}
 		var owned bool
-		if err := bus.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, "org.kde.KWin").Store(&owned); err != nil {
+		if err := bus.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, name).Store(&owned); err != nil {
 			return false, err
 		}
 		return owned && answers(path), nil
 	})
 	if err != nil {
-		return d.fail(ctx, StepCompositor, c, fmt.Errorf("waiting for KWin's socket and bus name: %w", err))
+		return d.fail(ctx, StepCompositor, c, fmt.Errorf("waiting for %s's socket and %s on the bus: %w", program, name, err))
 	}
 	d.waylandSocket = path
 	return nil

@@ -19,20 +19,7 @@ import (
 // capture and a click by name.
 func (s *suite) benchShells() error {
 	reps := min(s.opt.Reps, 10)
-	start := func(kind headless.Kind) func() (time.Duration, error) {
-		return func() (time.Duration, error) {
-			ctx, cancel := context.WithTimeout(s.ctx, 60*time.Second)
-			defer cancel()
-			began := time.Now()
-			d, err := headless.Start(ctx, headless.Options{Kind: kind})
-			took := time.Since(began)
-			if err != nil {
-				return 0, err
-			}
-			return took, d.Stop()
-		}
-	}
-	x, err := measure(1, reps, start(headless.X11))
+	x, err := measure(1, reps, s.desktopStart(headless.X11))
 	if err != nil {
 		return fmt.Errorf("the X11 desktop: %w", err)
 	}
@@ -40,7 +27,7 @@ func (s *suite) benchShells() error {
 		kind headless.Kind
 		name string
 	}{{headless.KWin, "KWin"}, {headless.GNOME, "GNOME Shell"}} {
-		up, err := measure(1, reps, start(k.kind))
+		up, err := measure(1, reps, s.desktopStart(k.kind))
 		if err != nil {
 			return fmt.Errorf("the %s desktop: %w", k.name, err)
 		}

@@ -193,28 +193,31 @@ func (s *suite) benchWayland() error {
 	return nil
 }
 
+// desktopStart times one start of a private desktop of kind, until it is usable (what
+// headless.Start waits for); its stop is not timed.
+func (s *suite) desktopStart(kind headless.Kind) func() (time.Duration, error) {
+	return func() (time.Duration, error) {
+		ctx, cancel := context.WithTimeout(s.ctx, 60*time.Second)
+		defer cancel()
+		began := time.Now()
+		d, err := headless.Start(ctx, headless.Options{Kind: kind})
+		took := time.Since(began)
+		if err != nil {
+			return 0, err
+		}
+		return took, d.Stop()
+	}
+}
+
 // benchDesktopStart times the start of each kind of private desktop, until it is usable (what
 // headless.Start waits for), and its stop.
 func (s *suite) benchDesktopStart() error {
-	start := func(kind headless.Kind) func() (time.Duration, error) {
-		return func() (time.Duration, error) {
-			ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
-			defer cancel()
-			began := time.Now()
-			d, err := headless.Start(ctx, headless.Options{Kind: kind})
-			took := time.Since(began)
-			if err != nil {
-				return 0, err
-			}
-			return took, d.Stop()
-		}
-	}
 	reps := min(s.opt.Reps, 10)
-	wl, err := measure(1, reps, start(headless.Wayland))
+	wl, err := measure(1, reps, s.desktopStart(headless.Wayland))
 	if err != nil {
 		return fmt.Errorf("the Wayland desktop: %w", err)
 	}
-	x, err := measure(1, reps, start(headless.X11))
+	x, err := measure(1, reps, s.desktopStart(headless.X11))
 	if err != nil {
 		return fmt.Errorf("the X11 desktop: %w", err)
 	}
