@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,6 +117,22 @@ func TestActingOnWidgetFactory(t *testing.T) {
 		if n := h.findOne(p.PID, map[string]any{"role": "text", "text": "typed by mcec"}); n == nil {
 			t.Fatal("the entry does not read back the text")
 		}
+	})
+	t.Run("wait for part of a value", func(t *testing.T) {
+		h.t = t
+		entry := h.findOne(p.PID, map[string]any{"role": "text", "text": "typed by mcec"})
+		if entry == nil {
+			t.Fatal("no entry holding the typed text")
+		}
+		sel := map[string]any{"ref": entry.Ref}
+		h.ok("wait-for", map[string]any{"element": sel, "condition": "contains", "text": "by mc", "timeout": 2000}, nil)
+		e := contracttest.Fail(t, h.call("wait-for", map[string]any{"element": sel, "condition": "contains", "text": "absent", "timeout": 300}),
+			contract.Timeout, contract.CodeWaitConditionTimeout)
+		if !strings.Contains(e.Detail, `did not come to hold "absent"`) {
+			t.Errorf("the timeout does not say what was waited for: %s", e.Detail)
+		}
+		contracttest.Fail(t, h.call("wait-for", map[string]any{"element": sel, "condition": "contains"}),
+			contract.InvalidArgument, contract.CodeBadArguments)
 	})
 	t.Run("toggle with invoke and with click", func(t *testing.T) {
 		h.t = t

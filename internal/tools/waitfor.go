@@ -15,13 +15,13 @@ import (
 // defaultWaitTimeout is wait-for's timeout when none is given (PRODUCT.md §8).
 const defaultWaitTimeout = 5000
 
-var waitConditions = []string{"appears", "disappears", "enabled", "focused", "value"}
+var waitConditions = []string{"appears", "disappears", "enabled", "focused", "value", "contains"}
 
 type waitForArgs struct {
 	WindowTarget
 	Element   *ElementSelector `json:"element,omitempty" jsonschema:"The element to wait on inside the target window (a ref needs no window)."`
-	Condition string           `json:"condition,omitempty" jsonschema:"appears (default), disappears, enabled, focused, or value (the element's text/value equals text)."`
-	Text      string           `json:"text,omitempty" jsonschema:"With condition value: the expected text or value."`
+	Condition string           `json:"condition,omitempty" jsonschema:"appears (default), disappears, enabled, focused, value (the element's text/value equals text), or contains (it holds text: one command's output on a terminal's screen)."`
+	Text      string           `json:"text,omitempty" jsonschema:"With condition value or contains: the expected text or value, or the part of it to wait for."`
 	Timeout   *int             `json:"timeout,omitempty" jsonschema:"Milliseconds to wait (default 5000)."`
 	Format    string           `json:"format,omitempty" jsonschema:"json (default) or outline: the element, and what was last seen on a timeout, as outline lines."`
 }
@@ -36,7 +36,7 @@ func waitForTool(env *Env) *catalog.Tool {
 		Name:  "wait-for",
 		Title: "Wait for an element condition",
 		Description: "Wait until an element appears (default), disappears, is enabled, is focused, or has a value equal to " +
-			"text. Woken by accessibility and window events, so it returns within milliseconds of the change. The " +
+			"text (value) or holding it (contains). Woken by accessibility and window events, so it returns within milliseconds of the change. The " +
 			"target window may appear during the wait. A miss fails timeout/wait-condition-timeout saying what was last seen.",
 		Annotations:       catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		ResultTypeSchemas: elementSchemas,
@@ -58,8 +58,8 @@ func waitForTool(env *Env) *catalog.Tool {
 				return nil, err
 			}
 			in.Element.outline = in.Format == "outline"
-			if cond == "value" && in.Text == "" {
-				return nil, contract.Errorf(contract.CodeBadArguments, "condition value needs text: the expected value")
+			if (cond == "value" || cond == "contains") && in.Text == "" {
+				return nil, contract.Errorf(contract.CodeBadArguments, "condition %s needs text: the expected value", cond)
 			}
 			timeout := defaultWaitTimeout
 			if in.Timeout != nil {
@@ -121,6 +121,8 @@ func holds(cond, text string, l located) bool {
 		return n != nil && n.States["focused"]
 	case "value":
 		return n != nil && n.Value != nil && *n.Value == text
+	case "contains":
+		return n != nil && n.Value != nil && strings.Contains(*n.Value, text)
 	}
 	return false
 }
@@ -144,6 +146,8 @@ func conditionText(cond, text string) string {
 		return "did not become enabled"
 	case "focused":
 		return "did not get focus"
+	case "contains":
+		return fmt.Sprintf("did not come to hold %q", text)
 	default:
 		return fmt.Sprintf("did not get the value %q", text)
 	}
