@@ -24,7 +24,7 @@ DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3
 # The private Wayland desktop (--desktop wayland) adds its compositor; the container image
 # (deploy/container) carries the X11 desktop only.
 WAYLAND_PACKAGES := sway
-REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 featherpad chromium firefox-esr \
+REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 featherpad chromium firefox-esr epiphany-browser \
 	libreoffice-writer libreoffice-calc libreoffice-gtk3 default-jre libatk-wrapper-java libatk-wrapper-java-jni tk8.6 \
 	qtwayland5 qt6-wayland
 TASKS_PACKAGES   := galculator zenity

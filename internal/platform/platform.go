@@ -137,7 +137,7 @@ type App struct {
 // Element is one object re-read by ref, with what a tool needs to target it.
 type Element struct {
 	Node Node // without children
-	PID  int  // the owning process
+	PID  int  // the process whose window shows it (a plugged page: its host browser's)
 	// Parent is the parent's ref ("" for an application's top level).
 	Parent string
 }

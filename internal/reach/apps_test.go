@@ -99,6 +99,11 @@ func apps(t *testing.T, dir string) []*app {
 			launchTimeout: 30000, title: "Reach Web Form",
 			table: table(append(append([]check{}, common...), cValues, cSetValue, cInvoke, cToggle, cWaitFor, cDialog)),
 			drive: func(r *run) { r.form(true) }},
+		{name: "Epiphany", toolkit: "WebKitGTK (Epiphany)", program: "epiphany --private-instance, testdata/form.html",
+			argv:          []string{"epiphany", "--private-instance", page},
+			launchTimeout: 30000, title: "Reach Web Form",
+			table: table(append(append([]check{}, common...), cValues, cSetValue, cInvoke, cToggle, cWaitFor, cDialog)),
+			drive: func(r *run) { r.form(true) }},
 		{name: "Writer", toolkit: "LibreOffice (VCL gtk3)", program: "libreoffice --writer",
 			argv:          []string{"libreoffice", "--norestore", "-env:UserInstallation=file://" + filepath.Join(dir, "lo-writer"), "--writer"},
 			launchTimeout: 40000, title: "LibreOffice Writer",
@@ -124,7 +129,7 @@ func apps(t *testing.T, dir string) []*app {
 			table: table([]check{cLaunch, cPID, cNoTree, cCapture, cOCR, cSurvive}),
 			drive: func(r *run) { r.pixels(false) }},
 	}
-	out := append(x11, onWayland(x11, headless.Wayland, "GTK3", "GTK4", "GTK4-demo", "Qt5", "Qt6", "Qt5-featherpad", "Chromium", "Firefox")...)
+	out := append(x11, onWayland(x11, headless.Wayland, "GTK3", "GTK4", "GTK4-demo", "Qt5", "Qt6", "Qt5-featherpad", "Chromium", "Firefox", "Epiphany")...)
 	out = append(out, onWayland(x11, headless.KWin, "GTK3", "GTK4", "Qt5", "Chromium", "Firefox")...)
 	return append(out, onWayland(x11, headless.GNOME, "GTK3", "GTK4", "Qt5", "Chromium", "Firefox")...)
 }

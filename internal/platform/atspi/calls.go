@@ -281,7 +281,7 @@ func (c *Client) statesCall(n *node, onFail func(failure) failure) callJob {
 // extentsCall reads GetExtents into n.extents.
 func (w *walker) extentsCall(n *node) callJob {
 	n.extDone = true
-	return callJob{ref: n.ref, iface: ifComponent, member: "GetExtents", args: []any{w.bridge.coordType()},
+	return callJob{ref: n.ref, iface: ifComponent, member: "GetExtents", args: []any{w.bridgeAt(n).coordType()},
 		handle: func(rep *dbuswire.Reply, f failure, err error) error {
 			if err != nil {
 				return nodeFailure(n, f, err)

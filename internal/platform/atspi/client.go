@@ -66,11 +66,13 @@ type Client struct {
 	log  *slog.Logger
 
 	mu      sync.Mutex
-	pids    map[string]int         // unique bus name → process id; bus names are never reused
-	bridges map[string]bridge      // unique bus name → what its accessibility bridge serves safely
-	cached  map[string]int         // unique bus name → objects its last Cache.GetItems held (snapshotTimeout)
-	frames  map[objRef]placedFrame // frame → its window, for bridges with window-relative extents
-	vcl     vclShifts              // LibreOffice frames' menu bar shifts
+	pids    map[string]int          // unique bus name → process id; bus names are never reused
+	bridges map[string]bridge       // unique bus name → what its accessibility bridge serves safely
+	cached  map[string]int          // unique bus name → objects its last Cache.GetItems held (snapshotTimeout)
+	frames  map[objRef]placedFrame  // frame → its window, for bridges with window-relative extents
+	vcl     vclShifts               // LibreOffice frames' menu bar shifts
+	owners  map[string]string       // well-known bus name of a plug → its unique name (embed.go)
+	embeds  map[int]map[string]bool // process id → plug buses its trees crossed into (embed.go)
 
 	calls atomic.Int64 // D-Bus calls made, for the debug log
 
@@ -303,9 +305,11 @@ func (c *Client) pid(ctx context.Context, bus string) (int, error) {
 	return int(u), nil
 }
 
-// forget drops what is cached about bus names that are no longer registered apps.
+// forget drops what is cached about bus names that are no longer registered apps, or plugs
+// of a process that has none left (embed.go).
 func (c *Client) forget(live map[string]bool) {
 	c.mu.Lock()
+	live = c.withEmbeds(live)
 	for name := range c.pids {
 		if !live[name] {
 			delete(c.pids, name)

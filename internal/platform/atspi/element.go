@@ -81,7 +81,7 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 	}
 	if what&withPID != 0 {
 		jobs = append(jobs, func(ctx context.Context) error {
-			p, err := c.pid(ctx, r.Bus)
+			p, err := c.windowPID(ctx, r.Bus)
 			o.pid = p
 			return err
 		})

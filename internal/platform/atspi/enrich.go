@@ -40,7 +40,7 @@ func (w *walker) enrichJobs(nodes []*node) batch {
 			if _, ok := roleName(info.role); !ok {
 				jobs = append(jobs, w.roleNameJob(n))
 			}
-			if name, _ := roleName(info.role); w.bridge.textNotNamed && textElementRoles[name] && info.name == "" &&
+			if name, _ := roleName(info.role); w.bridgeAt(n).textNotNamed && textElementRoles[name] && info.name == "" &&
 				info.ifaces&hasText != 0 && info.states.has(stateShowing) {
 				jobs = append(jobs, w.textJob(n))
 			}
@@ -75,9 +75,9 @@ func (w *walker) enrichJobs(nodes []*node) batch {
 			n.value = &v
 		case info.role == roleComboBox && info.ifaces&hasSelection != 0 && info.ifaces&hasText == 0:
 			jobs = append(jobs, w.chosenJob(n))
-		case info.ifaces&hasText != 0 && w.bridge.cellTextIsName && !w.c.readCellText && info.role == roleTableCell && info.name != "":
+		case info.ifaces&hasText != 0 && w.bridgeAt(n).cellTextIsName && !w.c.readCellText && info.role == roleTableCell && info.name != "":
 			setText(n, info.name)
-		case info.ifaces&hasText != 0 && fast && w.bridge.wholeText && shortText(info):
+		case info.ifaces&hasText != 0 && fast && w.bridgeAt(n).wholeText && shortText(info):
 			calls = append(calls, w.shortTextCall(n))
 		case info.ifaces&hasText != 0:
 			jobs = append(jobs, w.textJob(n))
@@ -131,7 +131,7 @@ func nodeFailure(n *node, f failure, err error) error {
 func (w *walker) extentsJob(n *node) job {
 	return func(ctx context.Context) error {
 		n.extDone = true
-		r, ok, f, err := w.c.extents(ctx, n.ref, w.bridge.coordType())
+		r, ok, f, err := w.c.extents(ctx, n.ref, w.bridgeAt(n).coordType())
 		if err != nil {
 			return nodeFailure(n, f, err)
 		}
@@ -176,6 +176,9 @@ func (w *walker) idJob(n *node) job {
 func (w *walker) actionsJob(n *node) job {
 	return func(ctx context.Context) error {
 		bus, path := n.ref.Bus, n.ref.Path
+		if w.bridgeAt(n).actionsByCount {
+			return w.actionsByCount(ctx, n)
+		}
 		call, f, err := w.c.call(ctx, bus, path, ifAction+".GetActions")
 		if err != nil {
 			return nodeFailure(n, f, err)
@@ -205,11 +208,44 @@ func (w *walker) actionsJob(n *node) job {
 	}
 }
 
+// actionsByCount reads n's action names one by one, for bridges that do not answer GetActions.
+func (w *walker) actionsByCount(ctx context.Context, n *node) error {
+	bus, path := n.ref.Bus, n.ref.Path
+	call, f, err := w.c.call(ctx, bus, path, ifAction+".GetNActions")
+	if err != nil {
+		return nodeFailure(n, f, err)
+	}
+	var count int32
+	if call.Store(&count) != nil || count < 0 {
+		return nil
+	}
+	var names []string
+	for i := range min(count, maxActions) {
+		call, f, err := w.c.call(ctx, bus, path, ifAction+".GetName", i)
+		if err != nil {
+			if err := nodeFailure(n, f, err); err != nil {
+				return err
+			}
+			continue
+		}
+		var name string
+		if call.Store(&name) == nil && name != "" {
+			names = append(names, name)
+		}
+	}
+	n.actions = names
+	n.gotActions = true
+	return nil
+}
+
+// maxActions bounds the action names read from one object.
+const maxActions = 16
+
 func (w *walker) textJob(n *node) job {
 	return func(ctx context.Context) error {
 		bus, path := n.ref.Bus, n.ref.Path
 		end := int32(-1)
-		if !w.bridge.wholeText || !shortText(n.info) {
+		if !w.bridgeAt(n).wholeText || !shortText(n.info) {
 			// Not GetText(0, -1) on a document or terminal: that transfers all of it. Not
 			// GetText(0, limit) blindly either: implementations need not clamp an end past the
 			// text, so read the length first.

@@ -90,7 +90,8 @@ func validBusName(name string) bool {
 	return true
 }
 
-// refAliases shortens the refs of objects whose paths FormatRef cannot abbreviate. GTK 4 puts
+// refAliases shortens the refs of objects whose paths FormatRef cannot abbreviate, or only to a
+// long one (WebKitGTK's /org/a11y/atspi/accessible/<UUID>). GTK 4 puts
 // each object at <application path>/a11y/<random UUID> (gnome-calculator:
 // /org/gnome/Calculator/a11y/927af90a_16db_456f_baeb_2195900794aa), about 30 tokens a ref and a
 // quarter of a GTK 4 outline's tokens. Such an object's ref is "bus:~N" instead, N counting the
@@ -106,10 +107,15 @@ type refAliases struct {
 
 const maxAliases = 1 << 18
 
-// refOf is the ref of r: FormatRef's, or an alias for a path FormatRef keeps whole.
+// maxPlainPath is the longest abbreviated path a ref keeps: the counters of at-spi2-atk, Qt,
+// Gecko and Chromium are far shorter; WebKitGTK's UUIDs under the usual prefix are not.
+const maxPlainPath = 16
+
+// refOf is the ref of r: FormatRef's, or an alias for a path FormatRef keeps whole or that is
+// long.
 func (c *Client) refOf(r objRef) string {
 	full := FormatRef(r.Bus, r.Path)
-	if !strings.HasPrefix(full[strings.LastIndexByte(full, ':')+1:], "/") {
+	if p := full[strings.LastIndexByte(full, ':')+1:]; !strings.HasPrefix(p, "/") && len(p) <= maxPlainPath {
 		return full
 	}
 	a := &c.aliases

@@ -70,6 +70,17 @@ type bridge struct {
 	// mirrored: the bridge's events were measured to cover every change a walk can see, so an
 	// unchanged tree may be answered from the mirror (mirror.go).
 	mirrored bool
+	// actionsByCount: Action.GetActions is not answered at all (WebKitGTK 2.50's web process
+	// never replies), so action names are read with GetNActions and GetName.
+	actionsByCount bool
+}
+
+// plugBridge is the profile of a plug's connection that does not name its toolkit (WebKitGTK's
+// web process, embed.go): read property by property, actions by count, a web page's text
+// elements read for their text; extents as the host's, whose window the plug is drawn in.
+func plugBridge(host bridge) bridge {
+	return bridge{Toolkit: "plug", textNotNamed: true, actionsByCount: true,
+		windowCoords: host.windowCoords, relative: host.relative}
 }
 
 // AT-SPI coordinate types (AtspiCoordType).

@@ -32,10 +32,13 @@ type node struct {
 	extDone bool
 	// offscreen: showing by its states, but its extents say it is not on screen (setExtents).
 	offscreen bool
-	id        string // AccessibleId when the cache lacked it
-	roleName  string
-	value     *string
-	actions   []string
+	// transparent: a socket, or a plug's node above the first that reports SHOWING; its
+	// visibility is its parent's (embed.go).
+	transparent bool
+	id          string // AccessibleId when the cache lacked it
+	roleName    string
+	value       *string
+	actions     []string
 	// What this walk fetched that the client's meta cache should keep; one field per job so
 	// concurrent jobs on a node never write the same word.
 	gotKind, gotID, gotActions bool
@@ -59,6 +62,10 @@ type walker struct {
 	origin *platform.Point     // the window's origin, for bridges with window-relative extents
 	snap   map[objRef]*objInfo // nil: the application has no cache; describe by calls
 	limits platform.TreeLimits
+
+	pid        int             // the window's process, 0 in Subtree
+	embedded   map[string]bool // plug buses whose caches joined snap (embed.go)
+	unfollowed []string        // plug buses that did not answer
 
 	nodes     []*node         // every node kept, in breadth-first order
 	seen      map[objRef]bool // guards against applications that report an object twice
@@ -121,7 +128,7 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		if err != nil {
 			continue
 		}
-		w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, bridge: b, limits: limits}
+		w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: app, bridge: b, limits: limits, pid: pid}
 		tops, err := w.topLevels(ctx)
 		if err != nil {
 			// Another application of the same process may still answer.
@@ -209,6 +216,10 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		// window, whose area X knows.
 		b := win.Bounds
 		t.Root.Bounds = &b
+	}
+	if err == nil && len(bestW.embedded) > 0 {
+		c.noteEmbeds(pid, bestW.embedded)
+		stamp.ok = false // the plug's events are not counted by the stamp (embed.go)
 	}
 	if err == nil && !c.noMirror {
 		c.keep(key, stamp, t)
@@ -303,7 +314,7 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 			for _, n := range level {
 				switch {
 				case n.dead.Load() || !n.hasChildren():
-				case w.limits.ShowingOnly && n.raw > 0 && !n.info.states.has(stateShowing):
+				case w.limits.ShowingOnly && n.raw > 0 && !n.info.states.has(stateShowing) && !n.maybeSocket():
 				case n.depth+n.depthCost(w.bridge) > w.limits.MaxDepth || n.raw >= rawCap:
 					n.cut = true
 					w.cut(cutDepth)
@@ -350,8 +361,12 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 	out, count := w.convert(root)
 	w.dead += len(w.nodes) - count
 	by := w.truncatedBy()
+	skeleton := w.skeleton(root)
+	if skeleton == "" {
+		skeleton = unfollowedWarning(w.unfollowed)
+	}
 	return platform.Tree{Root: out, NodeCount: count, Truncated: len(by) > 0, TruncatedBy: by, SkippedDead: w.dead,
-		SecretsMasked: secretsMasked(out), Skeleton: w.skeleton(root)}, nil
+		SecretsMasked: secretsMasked(out), Skeleton: skeleton}, nil
 }
 
 // closedWindow is the failure of a tree asked for a window that is no longer open.
@@ -444,6 +459,10 @@ const maxListChildren = 256
 // a long list (BenchmarkColdList). Beyond it the reply would be large and the one call long.
 const maxWholeList = 5000
 
+// maxSocketChildren bounds the children fetched by index from an object that counts some but
+// lists none (a socket holds one plug).
+const maxSocketChildren = 4
+
 // hugeContainer is a child count no list a person scrolls through has: a spreadsheet's.
 const hugeContainer = 100_000
 
@@ -512,6 +531,19 @@ func (w *walker) childRefs(ctx context.Context, level []*node, budget int) error
 						n.dead.Store(true)
 					}
 					return nil
+				}
+				if len(refs) == 0 && cnt <= maxSocketChildren {
+					// A socket lists no children but gives its plug by index (embed.go).
+					for i := range take {
+						r, f, err := w.c.childAt(ctx, n.ref, int32(i))
+						if err != nil {
+							if f.fatal() {
+								return err
+							}
+							continue
+						}
+						refs = append(refs, r)
+					}
 				}
 				if len(refs) > take {
 					if take == cnt {
@@ -582,6 +614,9 @@ func (cr *cellRefs) merge() {
 // the cache when it has them, otherwise described with calls, all in one batch. Children that
 // vanished are counted and left out.
 func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, error) {
+	if err := w.followPlugs(ctx, parents); err != nil {
+		return nil, err
+	}
 	var unknown []*node
 	for _, n := range parents {
 		n.kids = make([]*node, 0, len(n.kidRefs))
@@ -609,6 +644,17 @@ func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, err
 	}
 	if err := w.describe(ctx, unknown); err != nil {
 		return nil, err
+	}
+	if sockets := w.markPlugs(parents); len(sockets) > 0 && !w.limits.Lean {
+		var jobs []job
+		for _, s := range sockets {
+			if s.info.ifaces&hasComponent != 0 && !s.extDone {
+				jobs = append(jobs, w.extentsJob(s))
+			}
+		}
+		if err := run(ctx, w.sem, jobs); err != nil {
+			return nil, err
+		}
 	}
 	var next []*node
 	for _, n := range parents {
@@ -640,7 +686,7 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 	for _, n := range nodes {
 		info := &objInfo{}
 		n.info = info
-		if m := w.c.meta.get(n.ref); m.has&metaKind != 0 && w.bridge.stablePaths {
+		if m := w.c.meta.get(n.ref); m.has&metaKind != 0 && w.bridgeAt(n).stablePaths {
 			// A GTK 3 list's rows are described by calls on every walk: one call of five per row
 			// saved (BenchmarkColdList).
 			info.role, info.ifaces = m.role, m.ifaces
@@ -674,7 +720,7 @@ func (w *walker) describe(ctx context.Context, nodes []*node) error {
 				return nil
 			})
 		}
-		if w.bridge.getAll && fast {
+		if w.bridgeAt(n).getAll && fast {
 			calls = append(calls, w.accessibleCall(n, &redo))
 		} else {
 			jobs = append(jobs, func(ctx context.Context) error {
@@ -751,8 +797,8 @@ func storeAccessibleProps(info *objInfo, props map[string]dbus.Variant) {
 // connection up, the GetAll is a call job: accessibleCall.)
 func (w *walker) accessibleProps(ctx context.Context, n *node) error {
 	info := n.info
-	if w.bridge.getAll {
-		props, ok, f, err := w.c.getAllProps(ctx, w.bridge, n.ref, ifAccessible)
+	if b := w.bridgeAt(n); b.getAll {
+		props, ok, f, err := w.c.getAllProps(ctx, b, n.ref, ifAccessible)
 		switch {
 		case err != nil && (f.fatal() || f == failDead):
 			return nodeFailure(n, f, err)

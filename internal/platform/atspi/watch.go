@@ -256,6 +256,9 @@ func (c *Client) resolve(ctx context.Context, w *watch) error {
 	for _, a := range apps {
 		now[a.Bus] = true
 	}
+	for _, bus := range c.embedsOf(w.pid) {
+		now[bus] = true // the plugs its windows embed (a WebKitGTK page's web process)
+	}
 	changed := false
 	for bus := range now {
 		if w.senders[bus] {
