@@ -20,11 +20,11 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # grim (screencopy) and wl-clipboard (data-control). The KWin adapter's tests
 # (internal/platform/wayland/kwintest) run KDE's compositor on its virtual backend: kwin-wayland;
 # the GNOME adapter's (gnometest) a headless gnome-shell with mcec's extension: gnome-shell.
-DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor openbox gtk-3-examples tesseract-ocr
+DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor libgail-common openbox gtk-3-examples tesseract-ocr
 # The private Wayland desktop (--desktop wayland) adds its compositor; the container image
 # (deploy/container) carries the X11 desktop only.
 WAYLAND_PACKAGES := sway
-REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 featherpad chromium firefox-esr epiphany-browser \
+REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 featherpad chromium firefox-esr epiphany-browser gtk2.0-examples terminology \
 	libreoffice-writer libreoffice-calc libreoffice-gtk3 default-jre libatk-wrapper-java libatk-wrapper-java-jni tk8.6 \
 	qtwayland5 qt6-wayland
 TASKS_PACKAGES   := galculator zenity

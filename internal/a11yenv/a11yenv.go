@@ -25,7 +25,16 @@ var switches = []struct{ key, value string }{
 	{"GNOME_ACCESSIBILITY", "1"},
 	// Chromium and Electron: the browser side of their tree (renderers need the flag too).
 	{"ACCESSIBILITY_ENABLED", "1"},
+	// EFL (Elementary: Terminology, Enlightenment's apps) publishes only in this mode.
+	{"ELM_ATSPI_MODE", "1"},
 }
+
+// GTK 2 loads its accessibility (GAIL) and the AT-SPI bridge only as modules named in
+// GTK_MODULES; they are added to the user's own list. GTK 3 and 4 have both built in and ignore
+// modules they do not find (checked: no message, no change).
+const gtkModulesVar = "GTK_MODULES"
+
+var gtk2Modules = []string{"gail", "atk-bridge"}
 
 // NO_AT_BRIDGE=1 hides a GTK app from AT-SPI entirely. GTK3 needs nothing else (its ATK bridge is
 // built in); GTK4 publishes by default unless GTK_A11Y=none.
@@ -60,7 +69,18 @@ func Env(base []string) []string {
 	for _, s := range switches {
 		out = append(out, s.key+"="+s.value)
 	}
-	return out
+	return setVar(out, gtkModulesVar, withModules(lookup(out, gtkModulesVar), gtk2Modules))
+}
+
+// withModules adds the modules missing from a colon-separated GTK_MODULES list, keeping its order.
+func withModules(list string, modules []string) string {
+	have := strings.FieldsFunc(list, func(r rune) bool { return r == ':' })
+	for _, m := range modules {
+		if !slices.Contains(have, m) {
+			have = append(have, m)
+		}
+	}
+	return strings.Join(have, ":")
 }
 
 // Program is what Prepare needs to know about the program beyond its arguments; Inspect reads it

@@ -31,7 +31,8 @@ func TestEnv(t *testing.T) {
 	}
 	m := envMap(t, got)
 	want := map[string]string{"PATH": "/usr/bin", "KEEP": "x=y", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
-		"QT_ACCESSIBILITY": "1", "GNOME_ACCESSIBILITY": "1", "ACCESSIBILITY_ENABLED": "1"}
+		"QT_ACCESSIBILITY": "1", "GNOME_ACCESSIBILITY": "1", "ACCESSIBILITY_ENABLED": "1", "ELM_ATSPI_MODE": "1",
+		"GTK_MODULES": "gail:atk-bridge"}
 	for k, v := range want {
 		if m[k] != v {
 			t.Errorf("%s = %q, want %q", k, m[k], v)
@@ -44,6 +45,10 @@ func TestEnv(t *testing.T) {
 	}
 	if again := Env(got); !slices.Equal(again, got) {
 		t.Errorf("Env is not idempotent:\n%q\n%q", got, again)
+	}
+	// The user's own GTK modules stay, in order; ours join once.
+	if m := envMap(t, Env([]string{"GTK_MODULES=canberra-gtk-module:atk-bridge"})); m["GTK_MODULES"] != "canberra-gtk-module:atk-bridge:gail" {
+		t.Errorf("GTK_MODULES = %q", m["GTK_MODULES"])
 	}
 	// GTK_A11Y set to a backend other than none is the user's choice.
 	if m := envMap(t, Env([]string{"GTK_A11Y=atspi"})); m["GTK_A11Y"] != "atspi" {
@@ -242,6 +247,9 @@ func TestClassifyMaps(t *testing.T) {
 		{"java with the wrapper", lib("jni/libatk-wrapper.so.6.0.0") + atk + "7f0-7f1 r-xp 0 08:01 1 /usr/lib/jvm/java-17-openjdk-amd64/lib/libawt_xawt.so\n", "/usr/lib/jvm/java-17-openjdk-amd64/bin/java", "Java (ATK wrapper)", true},
 		{"java without it", "7f0-7f1 r-xp 0 08:01 1 /usr/lib/jvm/java-17-openjdk-amd64/lib/libawt_xawt.so\n", "/usr/lib/jvm/java-17-openjdk-amd64/bin/java", "Java", false},
 		{"libreoffice", lib("libgtk-3.so.0") + atk + "7f0-7f1 r-xp 0 08:01 1 /usr/lib/libreoffice/program/libvclplug_gtk3lo.so\n", "/usr/lib/libreoffice/program/soffice.bin", "GTK 3", true},
+		{"gtk2 with its modules", lib("libgtk-x11-2.0.so.0.2400.33") + atk + lib("gtk-2.0/modules/libgail.so"), "/usr/bin/gtk-demo", "GTK 2", true},
+		{"gtk2 without them", lib("libgtk-x11-2.0.so.0.2400.33"), "/usr/bin/gimp-2.10", "GTK 2", false},
+		{"efl", lib("libelementary.so.1.26.3") + lib("libeldbus.so.1"), "/usr/bin/terminology", "EFL", true},
 		{"tk", lib("libtk8.6.so"), "/usr/bin/wish8.6", "Tk", false},
 		{"xterm", lib("libXaw.so.7.0.0") + lib("libX11.so.6"), "/usr/bin/xterm", "", false},
 	}

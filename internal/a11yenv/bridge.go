@@ -27,7 +27,8 @@ var bridges = []struct{ lib, toolkit string }{
 	{"/libQt5Gui.so", "Qt 5"},
 	{"/libgtk-4.so", "GTK 4"},
 	{"/libgtk-3.so", "GTK 3"},
-	{"/libatk-bridge-2.0.so", "ATK"}, // GTK 2, toolkits of their own over ATK
+	{"/libgtk-x11-2.0.so", "GTK 2"},  // with the bridge: the modules GTK_MODULES names (Env)
+	{"/libatk-bridge-2.0.so", "ATK"}, // toolkits of their own over ATK
 }
 
 // ClassifyMaps classifies a process from its /proc/PID/maps text and its executable's path.
@@ -40,8 +41,9 @@ func ClassifyMaps(maps []byte, exe string) Bridge {
 		if !bytes.Contains(maps, []byte(b.lib)) {
 			continue
 		}
-		// GTK 3 loads its bridge itself; without it (a build without ATK) there is none.
-		if b.toolkit == "GTK 3" && !atk {
+		// GTK 3 loads its bridge itself; without it (a build without ATK) there is none. GTK 2
+		// loads it only as a module: without it, hint below.
+		if (b.toolkit == "GTK 3" || b.toolkit == "GTK 2") && !atk {
 			continue
 		}
 		return Bridge{Toolkit: b.toolkit, Publishes: true}
@@ -50,6 +52,13 @@ func ClassifyMaps(maps []byte, exe string) Bridge {
 	case bytes.Contains(maps, []byte("/libawt_xawt.so")):
 		return Bridge{Toolkit: "Java", Hint: "Java without the ATK wrapper publishes no tree: install libatk-wrapper-java " +
 			"and start the program through mcec's launch (it adds the wrapper to JAVA_TOOL_OPTIONS)"}
+	case bytes.Contains(maps, []byte("/libgtk-x11-2.0.so")):
+		return Bridge{Toolkit: "GTK 2", Hint: "GTK 2 publishes a tree only with the gail and atk-bridge modules " +
+			"(GTK_MODULES=gail:atk-bridge, packages libgail-common and libatk-adaptor): start the program through mcec's launch, " +
+			"which sets it"}
+	case bytes.Contains(maps, []byte("/libelementary.so")):
+		// EFL's bridge is its own (eldbus), not a library of its own to look for; the bus decides.
+		return Bridge{Toolkit: "EFL", Publishes: true}
 	case bytes.Contains(maps, []byte("/libtk8.")):
 		return Bridge{Toolkit: "Tk", Hint: "Tk has no accessibility bridge"}
 	}

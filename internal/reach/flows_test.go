@@ -398,3 +398,57 @@ func clip(s string, n int) string {
 	}
 	return s
 }
+
+// gtk2Demo drives GTK 2's gtk-demo (gtk2.0-examples), whose tree exists only with the gail and
+// atk-bridge modules launch adds: the demo list, the Info text, and a demo opened from the list.
+func (r *run) gtk2Demo() {
+	if !r.start() {
+		return
+	}
+	boxesSel := map[string]any{"name": "Button Boxes", "role": "table cell"}
+	if r.waitTree(boxesSel) {
+		r.defaultQuery("Button Boxes", "Info", "Source")
+		r.controls([]control{
+			{sel: boxesSel, roles: []string{"table cell"}},
+			{sel: map[string]any{"name": "Info", "role": "page tab"}, roles: []string{"page tab"}},
+		})
+		if env, ok := r.invoke(boxesSel, "invoke", ""); !ok {
+			r.rec(cInvoke, false, "invoke Button Boxes: %s", describe(env))
+		} else {
+			dlg, ok := r.dialogWindow("Button Boxes")
+			r.rec(cInvoke, ok, "after invoking the Button Boxes row, windows lists the demo's window: %v", dlg.Title)
+		}
+	} else {
+		r.defaultQuery()
+	}
+	r.capture()
+	r.measure()
+	r.survive(boxesSel, nil)
+}
+
+// terminology drives EFL's Terminology, whose tree exists only with ELM_ATSPI_MODE, which
+// launch sets: the scale wizard a fresh configuration opens, closed with its Done button.
+func (r *run) terminology() {
+	if !r.start() {
+		return
+	}
+	doneSel := map[string]any{"name": "Done", "role": "push button"}
+	if r.waitTree(doneSel) {
+		r.defaultQuery("Done", "Scale")
+		r.controls([]control{
+			{sel: doneSel, roles: buttonRole},
+			{sel: map[string]any{"name": "Scale", "role": "label"}, roles: []string{"label"}},
+		})
+		if env, ok := r.invoke(doneSel, "invoke", ""); !ok {
+			r.rec(cInvoke, false, "invoke Done: %s", describe(env))
+		} else {
+			_, ok := r.treeShows(5*time.Second, func(n *node) bool { return n.first(func(c *node) bool { return c.Name == "Done" }) == nil })
+			r.rec(cInvoke, ok, "after invoking Done a later query shows the wizard closed: %v", ok)
+		}
+	} else {
+		r.defaultQuery()
+	}
+	r.capture()
+	r.measure()
+	r.survive(map[string]any{"role": "window"}, nil)
+}

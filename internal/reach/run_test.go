@@ -477,7 +477,8 @@ func (r *run) measure() {
 
 // a11yVars are the environment variables that switch toolkits' accessibility on (or off).
 var a11yVars = []string{"GNOME_ACCESSIBILITY", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "QT_ACCESSIBILITY",
-	"ACCESSIBILITY_ENABLED", "GTK_A11Y", "NO_AT_BRIDGE", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "MOZ_ACCESSIBILITY"}
+	"ACCESSIBILITY_ENABLED", "GTK_A11Y", "NO_AT_BRIDGE", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "MOZ_ACCESSIBILITY", "GTK_MODULES",
+	"ELM_ATSPI_MODE"}
 
 // switches lists the a11y variables in pid's environment and the a11y flags on its command line.
 func switches(pid int) []string {

@@ -182,9 +182,14 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 // used up the budget: one honest look rather than none.
 const minTreeWait = 250 * time.Millisecond
 
-// awaitTree waits, until deadline, for the accessibility tree of w's application to answer, when
-// w's process carries an accessibility bridge; w is re-read on the way (the window manager may
-// have moved it). It reports whether the tree answered and, when not, the warning that says
+// noBridgeLook is how long launch looks on the bus for the tree of a process whose libraries
+// name no accessibility bridge: a toolkit with a bridge of its own (AccessKit's, Flutter's)
+// registers shortly after its window maps.
+const noBridgeLook = 1500 * time.Millisecond
+
+// awaitTree waits, until deadline, for the accessibility tree of w's application to answer (for
+// noBridgeLook only when w's process loads no bridge mcec knows); w is re-read on the way (the
+// window manager may have moved it). It reports whether the tree answered and, when not, the warning that says
 // whether it is still coming (tree-not-ready) or never will (no-accessible-tree).
 func awaitTree(ctx context.Context, env *Env, w *platform.Window, deadline time.Time, handed bool) (bool, *contract.Warning) {
 	if w.ProcessID == 0 {
@@ -198,12 +203,7 @@ func awaitTree(ctx context.Context, env *Env, w *platform.Window, deadline time.
 		who += ", " + bridge.Toolkit
 	}
 	who += ")"
-	if err == nil && !bridge.Publishes {
-		// Nothing to wait for: say so at once.
-		warn := contract.Warn(contract.WarnNoAccessibleTree, "%s will not publish an accessibility tree: %s. Use capture and "+
-			"pixel input (click at x,y, get-text)", who, bridge.Hint)
-		return false, &warn
-	}
+	noBridge := err == nil && !bridge.Publishes
 	check := func(ctx context.Context) (bool, int, error) {
 		cur, err := env.Desktop.Window(ctx, w.Handle)
 		if err != nil {
@@ -216,9 +216,19 @@ func awaitTree(ctx context.Context, env *Env, w *platform.Window, deadline time.
 		}
 		return true, cur.ProcessID, nil
 	}
-	ok, _, err := waitFor(ctx, env.Desktop, max(time.Until(deadline), minTreeWait), check)
+	wait := max(time.Until(deadline), minTreeWait)
+	if noBridge {
+		// The libraries name no bridge; the bus has the last word, after a short look.
+		wait = min(wait, noBridgeLook)
+	}
+	ok, _, err := waitFor(ctx, env.Desktop, wait, check)
 	if ok {
 		return true, nil
+	}
+	if noBridge {
+		warn := contract.Warn(contract.WarnNoAccessibleTree, "%s published no accessibility tree: %s. Use capture and "+
+			"pixel input (click at x,y, get-text)", who, bridge.Hint)
+		return false, &warn
 	}
 	detail := who + ": the window is up, but its accessibility tree did not answer within launch's timeout: not ready " +
 		"yet (toolkits such as GTK 4, Qt and Java register after their window maps). Query it again in a moment, or " +

@@ -95,7 +95,7 @@ func (c *Client) inspect(ctx context.Context, r objRef, what inspection) (*objec
 			return nil, err
 		}
 	}
-	if err := stale(o); err != nil {
+	if err := stale(o, c.knownBridge(r.Bus)); err != nil {
 		return nil, err
 	}
 	if what&withActions != 0 && info.ifaces&hasAction != 0 {
@@ -154,7 +154,7 @@ func deadUnlessFatal(f failure) failure {
 }
 
 // stale reports an object that no longer exists as an element.
-func stale(o *object) error {
+func stale(o *object, b bridge) error {
 	r := o.n.ref
 	switch {
 	case o.n.dead.Load():
@@ -163,7 +163,7 @@ func stale(o *object) error {
 		return staleAt(o.ref(), "it is defunct")
 	case r.Path == appRoot:
 		return nil // an application's root has no parent in it
-	case o.index == -1:
+	case o.index == -1 && !b.looseParents:
 		return staleAt(o.ref(), "it has no place in a parent any more")
 	case o.parentKnown && o.parent.null():
 		return staleAt(o.ref(), "it has no parent any more")

@@ -70,6 +70,10 @@ type bridge struct {
 	// mirrored: the bridge's events were measured to cover every change a walk can see, so an
 	// unchanged tree may be answered from the mirror (mirror.go).
 	mirrored bool
+	// looseParents: an object's IndexInParent may be -1 (and its Parent the application's root)
+	// while its container lists it among its children (EFL 1.26: Terminology's dialog buttons
+	// and labels), so that index does not make it stale.
+	looseParents bool
 	// actionsByCount: Action.GetActions is not answered at all (WebKitGTK 2.50's web process
 	// never replies), so action names are read with GetNActions and GetName.
 	actionsByCount bool
@@ -111,6 +115,8 @@ func bridgeFor(toolkit, version string) bridge {
 		b.getAll, b.wholeText, b.mirrored, b.peer = true, true, true, true
 	case "j2se-access-bridge", "atk wrapper", "java":
 		b.getAll, b.wholeText, b.comboSelectionLies, b.peer = true, true, true, true
+	case "elementary":
+		b.looseParents = true
 	case "gecko", "chromium", "gail", "vcl":
 		// at-spi2-core's ATK bridge serves these (and Java's above).
 		b.getAll, b.wholeText, b.peer = true, true, true
