@@ -140,6 +140,9 @@ type Element struct {
 	PID  int  // the process whose window shows it (a plugged page: its host browser's)
 	// Parent is the parent's ref ("" for an application's top level).
 	Parent string
+	// LabelFor lists the refs of the controls a label (role label, static or caption) labels:
+	// AT-SPI's label-for relation, as a web page's <label for> sets it. Empty for other roles.
+	LabelFor []string
 }
 
 // ElementAction is a semantic action on an accessible object.

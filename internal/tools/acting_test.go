@@ -44,8 +44,8 @@ func (h *harness) findOne(pid int, sel map[string]any) *node {
 }
 
 // usable returns sel narrowed by index to the first match that is enabled and showing, in the
-// breadth-first order the server counts index in (the factory shows disabled twins of most
-// widgets).
+// order the server counts index in: shown matches first, breadth-first (the factory shows
+// disabled twins of most widgets).
 func (h *harness) usable(pid int, sel map[string]any) map[string]any {
 	h.t.Helper()
 	var q struct{ Tree *node }
@@ -83,7 +83,9 @@ func (h *harness) usable(pid int, sel map[string]any) map[string]any {
 			}
 			return out
 		}
-		i++
+		if !n.IsOffscreen {
+			i++ // hidden matches are counted after every shown one
+		}
 	}
 	h.t.Fatalf("no enabled, showing element matches %v", sel)
 	return nil

@@ -275,6 +275,10 @@ func driveWebForm(t *testing.T, h *harness, pid int, setVia string, textInValue 
 		t.Errorf("setvalue of the number not verified: %+v", r)
 	}
 	h.waitTitle("nights=5")
+	// A <label for> and its field share the name City: the label-for relation says which is the
+	// field, so the name alone is not ambiguous.
+	h.act(pid, map[string]any{"name": "City"}, "setvalue", setVia, map[string]any{"text": "Paris"})
+	h.waitTitle("city=Paris")
 	// ARIA tabs: Chromium declines Selection.SelectChild on them; a click selects.
 	h.act(pid, map[string]any{"name": "Hotels", "role": "page tab"}, "select", "", nil)
 	h.waitTitle("tab=Hotels")

@@ -53,7 +53,7 @@ func invokeTool(env *Env) *catalog.Tool {
 			"Returns the observed effect once the UI settled; warns no-observed-effect. modalPending: a modal dialog " +
 			"opened; answer it next.",
 		Annotations:       catalog.Annotations{Destructive: true, OpenWorld: true},
-		Warnings:          []contract.Code{contract.WarnNoObservedEffect},
+		Warnings:          []contract.Code{contract.WarnNoObservedEffect, contract.WarnElementHidden},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeElementNotFound,
 			contract.CodePatternUnsupported, contract.CodeElementStale, contract.CodeFocusNotSet, contract.CodeInvokeFaulted,
@@ -131,6 +131,13 @@ func invokeTool(env *Env) *catalog.Tool {
 				if el, err := env.Desktop.Element(ctx, l.node.Ref); err == nil {
 					res.Element = element(&el.Node)
 				}
+			}
+			if out.via == viaAccessibility && !shown(l.node) && !menuItemRoles[l.node.Role] {
+				// An item of a closed menu is hidden by nature; anything else nobody saw change.
+				resp.Warnings = append(resp.Warnings, contract.Warn(contract.WarnElementHidden,
+					"%s (%s %q) is not shown (a hidden page's or part's, or 0×0): %s went through the accessibility API where "+
+						"nobody sees it; if a shown element was meant, find it (index counts shown elements first)",
+					l.node.Ref, l.node.Role, l.node.Name, action))
 			}
 			if !eff.observed() && !res.ModalPending {
 				resp.Warnings = append(resp.Warnings, noEffectWarning(fmt.Sprintf("%s on %s (%s %q)", action, l.node.Ref, l.node.Role, l.node.Name), eff))

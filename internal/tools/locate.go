@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -88,7 +89,14 @@ func locate(ctx context.Context, d desktopReader, target WindowTarget, sel *Elem
 	if err != nil {
 		return located{window: w}, platformError(err)
 	}
-	n, err := sel.pick(sel.search(tree.Root))
+	matches := sel.search(tree.Root)
+	if len(matches) > 1 {
+		matches = dropLabelsOf(ctx, d, matches)
+	}
+	if len(matches) > 1 {
+		matches = rankShown(ctx, d, matches, limits.Lean, sel.confirmCount())
+	}
+	n, err := sel.pick(matches)
 	if err != nil || n == nil {
 		return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy, near: sel.near(tree.Root)}, err
 	}
@@ -336,6 +344,109 @@ var controlRoles = map[string]bool{
 	"push button": true, "toggle button": true, "check box": true, "radio button": true, "menu item": true,
 	"check menu item": true, "radio menu item": true, "combo box": true, "spin button": true, "slider": true,
 	"text": true, "entry": true, "password text": true, "page tab": true, "link": true,
+}
+
+// dropLabelsOf leaves out the labels among matches that label another match (AT-SPI's label-for
+// relation, the label's own or its parent label's): a web form's <label for> and its field share
+// a name, and the field is what a selector by that name means. A label whose relations cannot be
+// read stays.
+func dropLabelsOf(ctx context.Context, d desktopReader, matches []*platform.Node) []*platform.Node {
+	refs := make(map[string]bool, len(matches))
+	labels := 0
+	for _, n := range matches {
+		refs[n.Ref] = true
+		if labelRoles[n.Role] {
+			labels++
+		}
+	}
+	if labels == 0 || labels == len(matches) {
+		return matches
+	}
+	out := matches[:0:0]
+	for _, n := range matches {
+		if labelRoles[n.Role] && slices.ContainsFunc(labelTargets(ctx, d, n.Ref), func(r string) bool { return refs[r] }) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// labelTargets lists what the label ref labels: its own label-for relation, or its parent's when
+// the parent is a label (Chromium names the text inside a <label for>, a static, like the label).
+func labelTargets(ctx context.Context, d desktopReader, ref string) []string {
+	el, err := d.Element(ctx, ref)
+	if err != nil {
+		return nil
+	}
+	if len(el.LabelFor) > 0 || el.Parent == "" {
+		return el.LabelFor
+	}
+	if p, err := d.Element(ctx, el.Parent); err == nil {
+		return p.LabelFor
+	}
+	return nil
+}
+
+// shown reports whether a person sees n: it is showing and, where its extents are known, they are
+// not empty.
+func shown(n *platform.Node) bool {
+	return n.States["showing"] && (n.Bounds == nil || !n.Bounds.Empty())
+}
+
+// maxConfirmed bounds the candidates rankShown re-reads for one selector.
+const maxConfirmed = 32
+
+// confirmCount is how many of a selector's shown candidates rankShown re-reads: those an
+// ambiguity error lists, and every one up to the index asked for.
+func (s *ElementSelector) confirmCount() int {
+	n := maxCandidates
+	if s.Index != nil {
+		n = max(n, *s.Index+1)
+	}
+	return min(n, maxConfirmed)
+}
+
+// rankShown orders several matches for index and for the ambiguity error's list: the shown ones
+// first, in tree order, then the hidden ones. A lean walk knows states but not extents, and GTK 4
+// reports the widgets of hidden pages as visible with 0×0 extents, so the first confirm
+// candidates that look shown are re-read in full (concurrently) and their states and bounds
+// replace the walk's. A candidate that cannot be re-read keeps what the walk saw.
+func rankShown(ctx context.Context, d desktopReader, matches []*platform.Node, lean bool, confirm int) []*platform.Node {
+	if lean {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 8)
+		checked := 0
+		for _, n := range matches {
+			if checked == confirm {
+				break
+			}
+			if !shown(n) {
+				continue
+			}
+			checked++
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				if el, err := d.Element(ctx, n.Ref); err == nil {
+					n.States, n.Bounds = el.Node.States, el.Node.Bounds
+				}
+			})
+		}
+		wg.Wait()
+	}
+	out := make([]*platform.Node, 0, len(matches))
+	for _, n := range matches {
+		if shown(n) {
+			out = append(out, n)
+		}
+	}
+	for _, n := range matches {
+		if !shown(n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // onScreen reports whether a node has a point to click.

@@ -21,7 +21,7 @@ type ElementSelector struct {
 	AutomationID string `json:"automationId,omitempty" jsonschema:"Exact AT-SPI AccessibleId (GTK 3 apps rarely set it)."`
 	Text         string `json:"text,omitempty" jsonschema:"Exact text or value of the element."`
 	Ref          string `json:"ref,omitempty" jsonschema:"A ref from query or find: that live object, without searching."`
-	Index        *int   `json:"index,omitempty" jsonschema:"0-based pick among matches: tree order (breadth-first), reading order for screenText."`
+	Index        *int   `json:"index,omitempty" jsonschema:"0-based pick among matches: shown elements first, each group in tree order (breadth-first); reading order for screenText."`
 	ScreenText   string `json:"screenText,omitempty" jsonschema:"Words read by OCR (whole words on one line, case-insensitive) in the window, else the screen: for apps without a usable tree; about 1 s. Gives an ocr: ref to click, not invoke. Combines with index only."`
 
 	// outline: list candidates as outline lines (find's and wait-for's format "outline").
@@ -208,8 +208,9 @@ func wrapsMatch(n *platform.Node, matched map[*platform.Node]bool, depth int) bo
 	return false
 }
 
-// pick applies index to the matches: exactly one, or none, or ambiguous-selector listing the
-// first candidates with their refs and bounds so the agent can narrow.
+// pick applies index to the matches (ranked by rankShown: shown ones first): exactly one, or
+// none, or ambiguous-selector listing the first candidates with their refs, bounds and whether
+// they are hidden, so the agent can narrow.
 func (s *ElementSelector) pick(matches []*platform.Node) (*platform.Node, error) {
 	if s.Index != nil {
 		if *s.Index < len(matches) {
@@ -241,6 +242,9 @@ func (s *ElementSelector) pick(matches []*platform.Node) (*platform.Node, error)
 		}
 		if n.Bounds != nil {
 			fmt.Fprintf(&b, " at %d,%d %dx%d", n.Bounds.X, n.Bounds.Y, n.Bounds.Width, n.Bounds.Height)
+		}
+		if !shown(n) {
+			b.WriteString(" hidden")
 		}
 		b.WriteString("]")
 	}

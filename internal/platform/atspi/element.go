@@ -237,6 +237,7 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 	if err != nil {
 		return platform.Element{}, err
 	}
+	o.n.top = o.parentKnown && o.parent.Path == appRoot
 	w := &walker{c: c, bridge: c.knownBridge(bus), nodes: []*node{o.n}}
 	if err := c.runBatch(ctx, nil, w.enrichJobs(w.nodes)); err != nil {
 		return platform.Element{}, err
@@ -266,7 +267,50 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 		b.Y += s.of(out.Role)
 		out.Bounds = &b
 	}
-	return platform.Element{Node: *out, PID: o.pid, Parent: c.parentRef(o)}, nil
+	el := platform.Element{Node: *out, PID: o.pid, Parent: c.parentRef(o)}
+	if labelRoles[out.Role] {
+		if el.LabelFor, err = c.labelFor(ctx, o.n.ref); err != nil {
+			return platform.Element{}, err
+		}
+	}
+	return el, nil
+}
+
+// labelRoles are the roles whose label-for relation Element reads.
+var labelRoles = map[string]bool{"label": true, "static": true, "caption": true}
+
+// relationLabelFor is ATSPI_RELATION_LABEL_FOR.
+const relationLabelFor = 1
+
+// labelFor reads the refs of the objects the label r labels. A bridge that refuses relations
+// (or an object that went meanwhile) labels nothing; only a hung application fails.
+func (c *Client) labelFor(ctx context.Context, r objRef) ([]string, error) {
+	call, f, err := c.call(ctx, r.Bus, r.Path, ifAccessible+".GetRelationSet")
+	if err != nil {
+		if f.fatal() {
+			return nil, err
+		}
+		return nil, nil
+	}
+	var set []struct {
+		Type    uint32
+		Targets []objRef
+	}
+	if call.Store(&set) != nil {
+		return nil, nil
+	}
+	var out []string
+	for _, rel := range set {
+		if rel.Type != relationLabelFor {
+			continue
+		}
+		for _, t := range rel.Targets {
+			if !t.null() {
+				out = append(out, c.refOf(t))
+			}
+		}
+	}
+	return out, nil
 }
 
 // Subtree walks the tree under the object ref within limits, the object at depth 0. Errors as
@@ -283,6 +327,7 @@ func (c *Client) Subtree(ctx context.Context, ref string, limits platform.TreeLi
 		return platform.Tree{}, err
 	}
 	b := c.knownBridge(bus)
+	o.n.top = o.parentKnown && o.parent.Path == appRoot
 	w := &walker{c: c, sem: make(chan struct{}, maxInFlight), app: objRef{Bus: bus, Path: appRoot}, bridge: b, limits: limits}
 	if snap, err := c.snapshot(ctx, w.app); err == nil && snap != nil {
 		w.snap = snap

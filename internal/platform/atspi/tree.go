@@ -35,10 +35,13 @@ type node struct {
 	// transparent: a socket, or a plug's node above the first that reports SHOWING; its
 	// visibility is its parent's (embed.go).
 	transparent bool
-	id          string // AccessibleId when the cache lacked it
-	roleName    string
-	value       *string
-	actions     []string
+	// top: a top-level object (frame, dialog) of its application, whose empty extents do not
+	// hide it (a GTK 4 dialog's frame reports 0×0; its window has the area).
+	top      bool
+	id       string // AccessibleId when the cache lacked it
+	roleName string
+	value    *string
+	actions  []string
 	// What this walk fetched that the client's meta cache should keep; one field per job so
 	// concurrent jobs on a node never write the same word.
 	gotKind, gotID, gotActions bool
@@ -66,6 +69,8 @@ type walker struct {
 	pid        int             // the window's process, 0 in Subtree
 	embedded   map[string]bool // plug buses whose caches joined snap (embed.go)
 	unfollowed []string        // plug buses that did not answer
+
+	frame *platform.Rect // the root's screen rectangle, when it reported one (outside)
 
 	nodes     []*node         // every node kept, in breadth-first order
 	seen      map[objRef]bool // guards against applications that report an object twice
@@ -358,6 +363,9 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 	if root.dead.Load() {
 		return platform.Tree{}, fmt.Errorf("%w: its frame disappeared during the walk", platform.ErrWindowClosed)
 	}
+	if r := w.screenRect(root.extents); r != nil && !r.Empty() && root.top {
+		w.frame = r
+	}
 	out, count := w.convert(root)
 	w.dead += len(w.nodes) - count
 	by := w.truncatedBy()
@@ -632,7 +640,7 @@ func (w *walker) materialize(ctx context.Context, parents []*node) ([]*node, err
 				w.seen = make(map[objRef]bool)
 			}
 			w.seen[r] = true
-			k := &node{ref: r, parent: n, index: i, depth: n.depth + n.depthCost(w.bridge), raw: n.raw + 1}
+			k := &node{ref: r, parent: n, index: i, depth: n.depth + n.depthCost(w.bridge), raw: n.raw + 1, top: n.depth < 0}
 			if info := w.snap[r]; info != nil {
 				k.info = info
 			} else {
@@ -867,11 +875,31 @@ func (w *walker) screenRect(r *platform.Rect) *platform.Rect {
 	return &platform.Rect{X: r.X + w.origin.X, Y: r.Y + w.origin.Y, Width: r.Width, Height: r.Height}
 }
 
+// emptyExtents reports an object below the top level whose extents are empty: GTK 4 keeps the
+// VISIBLE state (which stands in for SHOWING there) on the widgets of a hidden stack page or an
+// unrevealed revealer and answers 0×0 for them (measured on GTK 4.8: an About window's eight
+// hidden Close buttons, an editor's unrevealed error label). Nobody sees such an object, so it is
+// not reported showing, in every toolkit.
+func (n *node) emptyExtents() bool {
+	return !n.top && n.extents != nil && (n.extents.Width <= 0 || n.extents.Height <= 0)
+}
+
+// outside reports an object whose rectangle lies wholly outside its window's frame: scrolled out
+// of view (a web page below the fold), or parked off the window by its toolkit. Objects in
+// popups (menus, combo lists, tool tips) are drawn in windows of their own and are exempt.
+func (w *walker) outside(n *node) bool {
+	if w.frame == nil || n.top || n.extents == nil || !n.info.states.has(stateShowing) {
+		return false
+	}
+	r := w.screenRect(n.extents)
+	return r != nil && !r.Empty() && r.Intersect(*w.frame).Empty() && !inPopup(n)
+}
+
 // convert builds the platform tree from the live nodes and returns it with its size.
 func (w *walker) convert(n *node) (*platform.Node, int) {
 	role := n.role()
 	states := n.info.states
-	if n.offscreen {
+	if n.offscreen || n.emptyExtents() || w.outside(n) {
 		states[stateShowing/32] &^= 1 << (stateShowing % 32)
 	}
 	out := &platform.Node{
