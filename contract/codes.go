@@ -131,6 +131,10 @@ const (
 	// WarnNoObservedEffect: an action was delivered but no change of focus, windows or the
 	// window's elements followed within its settle time; the agent should look before going on.
 	WarnNoObservedEffect Code = "no-observed-effect"
+	// WarnEffectUnobservable: an action was delivered, but nothing it could change was readable
+	// (no accessibility tree, no pixels of the window), so whether it worked is unknown: not the
+	// same as no-observed-effect, which means mcec looked and saw nothing change.
+	WarnEffectUnobservable Code = "effect-unobservable"
 	// WarnElementHidden: the element acted on is not shown (a hidden page's, an unrevealed one's,
 	// 0×0): the action went through the accessibility API where nobody sees it; a shown element
 	// of that name is probably the one meant.

@@ -325,6 +325,10 @@ type TreeLimits struct {
 	// a toolkit's text elements carry their text in no name (a web page's paragraphs in
 	// Firefox), their text is read too: a change to it is a change an action's effect must see.
 	Lean bool
+	// Values, with Lean, reads the text of the elements whose text is their content rather than a
+	// caption — text fields, documents, terminals, unnamed labels and paragraphs — as an action's
+	// effect compares them (a calculator's display, a history cleared, a command's output).
+	Values bool
 	// Cells are table cells to visit by position in tables whose children the walk cuts (a
 	// search for a spreadsheet cell by its address).
 	Cells []Cell

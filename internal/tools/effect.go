@@ -42,6 +42,10 @@ const (
 	effectBudget = 300 * time.Millisecond
 	// maxChanged is how many changed elements an effect lists; the rest are counted.
 	maxChanged = 8
+	// focusGrace is how long after the action an effect that is only a focus move keeps the
+	// settle wait going, for the change the focused control's handler makes (galculator's
+	// display changed after its button took the focus, and the first quiet moment ended the wait).
+	focusGrace = 250 * time.Millisecond
 )
 
 func (a settleArg) duration() (time.Duration, error) {
@@ -83,6 +87,13 @@ type Effect struct {
 	AppEvents int `json:"appEvents,omitempty"`
 	// Clipboard is what the clipboard reads back after clipboard set.
 	Clipboard *ClipboardReadBack `json:"clipboard,omitempty"`
+	// Pixels: where no tree could be compared, the part of the target window's rectangle whose
+	// pixels changed (effectpixels.go).
+	Pixels *PixelChange `json:"pixels,omitempty"`
+
+	// unobservable: neither the window's tree nor its pixels nor the target could be compared, so
+	// an empty effect says nothing (effect-unobservable, not no-observed-effect).
+	unobservable bool
 
 	// focusAway: the focus went to an element outside the target window while no window opened
 	// yet; a window is on its way (GTK 4 focuses the About dialog before X lists it).
@@ -150,13 +161,14 @@ type WindowDelta struct {
 	To   WindowGeometry `json:"to"`
 }
 
-// WindowGeometry is a window's bounds and state.
+// WindowGeometry is a window's bounds and state, and its title when that changed.
 type WindowGeometry struct {
 	X      int      `json:"x"`
 	Y      int      `json:"y"`
 	Width  int      `json:"width"`
 	Height int      `json:"height"`
 	State  []string `json:"state"`
+	Title  *string  `json:"title,omitempty"`
 }
 
 // conclusive reports an effect that may end the settle wait: any change but a target that is
@@ -185,7 +197,16 @@ func (e *Effect) conclusive() bool {
 func (e *Effect) observed() bool {
 	return e.Focus != nil || e.Target != nil || len(e.Changed) > 0 || e.Added > 0 || e.Removed > 0 ||
 		len(e.WindowsOpened) > 0 || len(e.WindowsClosed) > 0 || e.Foreground != nil || e.Window != nil ||
-		e.Clipboard != nil && e.Clipboard.Same
+		e.Clipboard != nil && e.Clipboard.Same || e.Pixels.significant()
+}
+
+// focusOnly reports an effect that is only a move of the focus (and the target pressed or
+// released): a click focuses a button before its handler runs, and what the handler changes
+// (a calculator's display) shows a moment later.
+func (e *Effect) focusOnly() bool {
+	return e.Focus != nil && (e.Target == nil || e.Target.Was == nil && strings.Trim(e.Target.States, "+-") == "pressed") &&
+		len(e.Changed) == 0 && e.Added == 0 && e.Removed == 0 && len(e.WindowsOpened) == 0 && len(e.WindowsClosed) == 0 &&
+		e.Foreground == nil && e.Window == nil && e.Pixels == nil
 }
 
 // observer holds the state before an action.
@@ -198,6 +219,10 @@ type observer struct {
 	focus   *platform.Element
 	node    *platform.Node
 	tree    map[string]*platform.Node // by ref: the target window's elements, names and states
+	whole   bool                      // the tree walk before the action was not cut by its budget
+	// pixels holds the window's rectangle before the action where no tree could be read
+	// (effectpixels.go); nil otherwise.
+	pixels *pixelShot
 	// events and windowEvents wake the settle loop; cancel ends both watches.
 	events       <-chan struct{}
 	windowEvents <-chan struct{}
@@ -246,7 +271,10 @@ func watchAction(ctx context.Context, d desktopReader, w platform.Window, target
 		}
 	}
 	o.windows, _ = d.Windows(ctx)
-	o.readApp(ctx, &o.focus, &o.node, &o.tree, w)
+	o.whole = o.readApp(ctx, &o.focus, &o.node, &o.tree, w)
+	if o.tree == nil && w.Handle != 0 {
+		o.pixels = shootWindow(ctx, d, w, o.windows)
+	}
 	o.start = time.Now()
 	return o
 }
@@ -255,10 +283,12 @@ func watchAction(ctx context.Context, d desktopReader, w platform.Window, target
 // still registering costs the comparison, not the action.
 const readBudget = time.Second
 
-// readApp reads the focus, the target element and the window's tree of the process.
-func (o *observer) readApp(ctx context.Context, focus **platform.Element, node **platform.Node, tree *map[string]*platform.Node, w platform.Window) {
+// readApp reads the focus, the target element and the window's tree of the process, and
+// reports whether the tree was read whole (a walk cut by its time budget still counts for the
+// elements it read).
+func (o *observer) readApp(ctx context.Context, focus **platform.Element, node **platform.Node, tree *map[string]*platform.Node, w platform.Window) (whole bool) {
 	if o.pid <= 0 {
-		return
+		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, readBudget)
 	defer cancel()
@@ -274,11 +304,14 @@ func (o *observer) readApp(ctx context.Context, focus **platform.Element, node *
 		}
 	}
 	if w.Handle != 0 {
-		t, err := o.d.Tree(ctx, w, platform.TreeLimits{MaxDepth: 64, MaxNodes: effectNodes, MaxChildren: 500, Budget: effectBudget, Lean: true})
-		if err == nil && !slices.Contains(t.TruncatedBy, platform.LimitTime) {
+		t, err := o.d.Tree(ctx, w, platform.TreeLimits{MaxDepth: 64, MaxNodes: effectNodes, MaxChildren: 500, Budget: effectBudget,
+			Lean: true, Values: true})
+		if err == nil {
 			*tree = flatten(t.Root)
+			return !slices.Contains(t.TruncatedBy, platform.LimitTime)
 		}
 	}
+	return false
 }
 
 func flatten(root *platform.Node) map[string]*platform.Node {
@@ -316,7 +349,7 @@ func (o *observer) settle(ctx context.Context, max time.Duration, appBlocked boo
 		eff = o.diff(ctx, appBlocked)
 		eff.AppEvents, eff.Settled = events, settled
 		lastCheck, pending = time.Now(), false
-		return eff.conclusive()
+		return eff.conclusive() && (!eff.focusOnly() || time.Since(o.start) >= focusGrace)
 	}
 	for {
 		now := time.Now()
@@ -382,11 +415,12 @@ func (o *observer) diff(ctx context.Context, appBlocked bool) Effect {
 	if !slices.ContainsFunc(after, func(x platform.Window) bool { return x.Handle == o.window }) {
 		w.Handle = 0 // the window closed: nothing to walk
 	}
-	o.readApp(ctx, &focus, &node, &tree, w)
+	wholeAfter := o.readApp(ctx, &focus, &node, &tree, w)
+	// Only whole walks tell what appeared and went (a walk cut by time misses the rest; Calc's
+	// are cut by size).
+	whole := o.whole && wholeAfter && o.tree != nil && tree != nil && len(o.tree) < effectNodes && len(tree) < effectNodes
 	if focusRef(o.focus) != focusRef(focus) && (o.focus != nil || focus != nil) {
 		eff.Focus = &FocusMove{From: briefOf(o.focus), To: briefOf(focus)}
-		// Only whole walks tell that the element is not in the window (Calc's are cut).
-		whole := o.tree != nil && tree != nil && len(o.tree) < effectNodes && len(tree) < effectNodes
 		if to := focusRef(focus); to != "" && whole && o.tree[to] == nil && tree[to] == nil {
 			eff.focusAway = true
 		}
@@ -401,7 +435,9 @@ func (o *observer) diff(ctx context.Context, appBlocked bool) Effect {
 			old, ok := o.tree[ref]
 			switch {
 			case !ok:
-				eff.Added++
+				if whole {
+					eff.Added++
+				}
 			case ref == o.target:
 			default:
 				// Lean walks carry values only where names do not carry the text (a web
@@ -416,13 +452,18 @@ func (o *observer) diff(ctx context.Context, appBlocked bool) Effect {
 			}
 		}
 		for ref := range o.tree {
-			if _, ok := tree[ref]; !ok {
+			if _, ok := tree[ref]; !ok && whole {
 				eff.Removed++
 			}
 		}
 		slices.SortFunc(eff.Changed, func(a, b NodeChange) int { return strings.Compare(a.Ref, b.Ref) })
 	}
 	focusValueChange(&eff, o.focus, focus, o.target)
+	pixelsCompared := false
+	if o.pixels != nil {
+		eff.Pixels, pixelsCompared = o.pixels.compare(ctx, o.d)
+	}
+	eff.unobservable = (o.tree == nil || tree == nil) && !pixelsCompared && (o.node == nil || node == nil)
 	return eff
 }
 
@@ -473,7 +514,13 @@ func (o *observer) diffWindows(eff *Effect, after []platform.Window) {
 		}
 		if w.Handle == o.window {
 			from, to := geometry(old), geometry(w)
-			if !slices.Equal(from.State, to.State) || from.X != to.X || from.Y != to.Y || from.Width != to.Width || from.Height != to.Height {
+			if old.Title != w.Title {
+				// A document's name in the title (an editor's New File, a page's) is often the
+				// one change a window shows outside its tree.
+				from.Title, to.Title = &old.Title, &w.Title
+			}
+			if !slices.Equal(from.State, to.State) || from.X != to.X || from.Y != to.Y || from.Width != to.Width || from.Height != to.Height ||
+				from.Title != nil {
 				eff.Window = &WindowDelta{From: from, To: to}
 			}
 		}
@@ -609,9 +656,19 @@ func valueOrEmpty(v *string) *string {
 	return v
 }
 
-// noEffectWarning is the warning of an action whose effect nobody saw.
+// noEffectWarning is the warning of an action whose effect nobody saw: effect-unobservable when
+// nothing could be compared, else no-observed-effect.
 func noEffectWarning(what string, eff Effect) contract.Warning {
+	if eff.unobservable {
+		return contract.Warn(contract.WarnEffectUnobservable, "%s: its effect could not be observed (no accessibility tree "+
+			"and no pixels of the window to compare; windows were compared and none opened or closed): whether it worked is "+
+			"unknown, not that it failed; look (capture) before acting again", what)
+	}
 	detail := fmt.Sprintf("%s: no change of focus, windows, or the window's elements was seen within %d ms", what, eff.SettledMs)
+	if p := eff.Pixels; p != nil {
+		detail += fmt.Sprintf(" (the window's pixels changed only where a cursor blinks, at %d,%d %dx%d)",
+			p.X, p.Y, p.Width, p.Height)
+	}
 	if eff.AppEvents > 0 {
 		detail += fmt.Sprintf(" (the application emitted %d bursts of accessibility events)", eff.AppEvents)
 	}

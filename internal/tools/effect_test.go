@@ -28,8 +28,12 @@ type effectJSON struct {
 		Handle uint32 `json:"handle"`
 	} `json:"windowsClosed"`
 	Window *struct {
-		From, To struct{ X, Y, Width, Height int }
+		From, To struct {
+			X, Y, Width, Height int
+			Title               *string `json:"title"`
+		}
 	} `json:"window"`
+	Pixels *struct{ X, Y, Width, Height, Changed int } `json:"pixels"`
 	Clipboard *struct {
 		Length int  `json:"length"`
 		Same   bool `json:"same"`
@@ -120,7 +124,7 @@ func TestEffects(t *testing.T) {
 	})
 
 	t.Run("typing changes the focused field", func(t *testing.T) {
-		h.ok("focus", with(map[string]any{"at": map[string]any{"role": "text"}}), nil)
+		h.ok("focus", with(map[string]any{"at": map[string]any{"role": "text", "index": 0}}), nil)
 		h.ok("send_command", map[string]any{"command": "end"}, nil)
 		var r withEffect
 		h.ok("send_command", map[string]any{"command": "chars:yz"}, &r)
@@ -151,6 +155,33 @@ func TestEffects(t *testing.T) {
 		}
 	})
 
+	t.Run("a change right after the focus moved is reported", func(t *testing.T) {
+		var r withEffect
+		h.ok("click", with(map[string]any{"at": map[string]any{"name": "Later"}}), &r)
+		if r.Effect == nil || !slices.ContainsFunc(r.Effect.Changed, func(c changeJSON) bool { return c.Name == "later: done" }) {
+			t.Fatalf("effect %+v lists the focus move without the label that changed 120 ms later", r.Effect)
+		}
+	})
+
+	t.Run("a text emptied is a changed value", func(t *testing.T) {
+		var r withEffect
+		env := h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Clear"}, "via": "accessibility"}), &r)
+		if warned(env, contract.WarnNoObservedEffect) || r.Effect == nil || !slices.ContainsFunc(r.Effect.Changed, func(c changeJSON) bool {
+			return c.Was != nil && c.Was.Value != nil && strings.Contains(*c.Was.Value, "2*3 = 6") && c.Value != nil && *c.Value == ""
+		}) {
+			t.Fatalf("effect %+v (warnings %v) does not show the history emptied", r.Effect, env.Warnings())
+		}
+	})
+
+	t.Run("a new title is an effect", func(t *testing.T) {
+		var r withEffect
+		env := h.ok("invoke", with(map[string]any{"element": map[string]any{"name": "Rename"}, "via": "accessibility"}), &r)
+		if warned(env, contract.WarnNoObservedEffect) || r.Effect == nil || r.Effect.Window == nil || r.Effect.Window.To.Title == nil ||
+			*r.Effect.Window.To.Title != "mcec effects renamed 1" || r.Effect.Window.From.Title == nil || *r.Effect.Window.From.Title != "mcec effects" {
+			t.Fatalf("effect %+v (warnings %v) does not show the title going from mcec effects to renamed 1", r.Effect, env.Warnings())
+		}
+	})
+
 	t.Run("settle 0 reports at once", func(t *testing.T) {
 		var r withEffect
 		start := time.Now()
@@ -160,6 +191,41 @@ func TestEffects(t *testing.T) {
 		}
 	})
 	assertNothingHeld(t, h)
+}
+
+// TestEffectsWithoutTree: for an application without a tree (Tk, xterm) the effect compares
+// the window's pixels: a check box ticked and a command typed are effects, a click on empty space
+// is observed to change nothing (not "could not observe"), and the hover of the pointer's arrival
+// is not taken for a click's effect.
+func TestEffectsWithoutTree(t *testing.T) {
+	h := newHarness(t)
+	needProgram(t, "wish")
+	res, _, _ := h.launch(map[string]any{"path": "wish", "arguments": []string{"../reach/testdata/tk_form.tcl"}, "timeout": 10000})
+	defer assertNothingHeld(t, h)
+	at := func(x, y int) map[string]any {
+		return map[string]any{"pid": res.ProcessID, "at": map[string]any{"x": x, "y": y}}
+	}
+	// tk_form.tcl: Subscribe's box at 20,130 (window-relative); nothing at 300,200.
+	var r withEffect
+	env := h.ok("click", at(30, 140), &r)
+	if r.Effect == nil || r.Effect.Pixels == nil || warned(env, contract.WarnNoObservedEffect) || warned(env, contract.WarnEffectUnobservable) {
+		t.Fatalf("ticking Subscribe: effect %+v, warnings %v", r.Effect, env.Warnings())
+	}
+	r = withEffect{}
+	env = h.ok("click", at(300, 200), &r)
+	// Tk's entry keeps its cursor blinking: at most that may show.
+	if p := r.Effect.Pixels; !warned(env, contract.WarnNoObservedEffect) || p != nil && p.Width > 3 {
+		t.Errorf("a click on empty space, the pointer leaving Subscribe's hover: effect %+v (pixels %+v), warnings %v", r.Effect, p, env.Warnings())
+	}
+
+	needProgram(t, "xterm")
+	term, _, _ := h.launch(map[string]any{"path": "xterm", "arguments": []string{"-T", "mcec pixels"}, "timeout": 10000})
+	h.ok("focus", map[string]any{"pid": term.ProcessID}, nil)
+	r = withEffect{}
+	env = h.ok("send_command", map[string]any{"command": "chars:echo pixels"}, &r)
+	if r.Effect == nil || r.Effect.Pixels == nil || warned(env, contract.WarnNoObservedEffect) || warned(env, contract.WarnEffectUnobservable) {
+		t.Fatalf("typing into xterm: effect %+v, warnings %v", r.Effect, env.Warnings())
+	}
 }
 
 // TestEnterClosesFileChooser: Enter in zenity's GTK save file chooser closes it once the chooser

@@ -53,7 +53,7 @@ func invokeTool(env *Env) *catalog.Tool {
 			"Returns the observed effect once the UI settled; warns no-observed-effect. modalPending: a modal dialog " +
 			"opened; answer it next.",
 		Annotations:       catalog.Annotations{Destructive: true, OpenWorld: true},
-		Warnings:          []contract.Code{contract.WarnNoObservedEffect, contract.WarnElementHidden},
+		Warnings:          []contract.Code{contract.WarnNoObservedEffect, contract.WarnEffectUnobservable, contract.WarnElementHidden},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeElementNotFound,
 			contract.CodePatternUnsupported, contract.CodeElementStale, contract.CodeFocusNotSet, contract.CodeInvokeFaulted,

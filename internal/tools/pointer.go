@@ -184,7 +184,7 @@ func clickTool(env *Env) *catalog.Tool {
 		Description: "Click with real input (XTEST) at an element's centre or a pixel (window-relative with a window " +
 			"target, absolute otherwise). The target window is raised first. Prefer invoke when the element supports it.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
-		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
+		Warnings:    []contract.Code{contract.WarnNoObservedEffect, contract.WarnEffectUnobservable},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeElementStale,
 			contract.CodeForegroundNotSet, contract.CodeTargetElevated, contract.CodeEmergencyStopped, contract.CodeBadArguments,
 			contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
@@ -213,7 +213,18 @@ func clickTool(env *Env) *catalog.Tool {
 				return nil, err
 			}
 			obs := watchPointer(ctx, env, w, p, ref)
-			if err := gesture(ctx, env, w, func(ctx context.Context, in platform.Input) error { return in.Click(ctx, p, button, count) }); err != nil {
+			click := func(ctx context.Context, in platform.Input) error {
+				if obs.pixelMode() {
+					// Pixels are the only evidence: what the raise and the pointer's arrival
+					// redraw is not the click's effect.
+					if err := in.MoveTo(ctx, p); err != nil {
+						return err
+					}
+					obs.rebase(ctx)
+				}
+				return in.Click(ctx, p, button, count)
+			}
+			if err := gesture(ctx, env, w, click); err != nil {
 				obs.stop()
 				return nil, err
 			}
@@ -271,7 +282,7 @@ func dragTool(env *Env) *catalog.Tool {
 		Description: "Press at from, move through path, release at to, as one atomic gesture with real input (XTEST); " +
 			"the button is released even when the drag fails. Endpoints are pixels or elements, like click.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
-		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
+		Warnings:    []contract.Code{contract.WarnNoObservedEffect, contract.WarnEffectUnobservable},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeForegroundNotSet,
 			contract.CodeTargetElevated, contract.CodeEmergencyStopped, contract.CodeBadArguments,
 			contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),

@@ -55,7 +55,7 @@ func sendCommandTool(env *Env) *catalog.Tool {
 			"held modifiers (shiftdown:/shiftup:), raw mouse (mouse:), pauses, the operator's macros, and the other tools " +
 			"by name. Unknown and disabled commands are refused before anything runs; a macro is all-or-nothing.",
 		Annotations: catalog.Annotations{Destructive: true, OpenWorld: true},
-		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
+		Warnings:    []contract.Code{contract.WarnNoObservedEffect, contract.WarnEffectUnobservable},
 		Errors: []contract.Code{contract.CodeUnknownCommand, contract.CodeCommandDisabled, contract.CodeCommandDropped,
 			contract.CodeSendCommandTimeout, contract.CodeDisplayUnavailable, contract.CodeLaunchFailed},
 		Run: func(ctx context.Context, call *catalog.Call, in *sendCommandArgs, resp *catalog.Response) (*sendCommandResult, error) {

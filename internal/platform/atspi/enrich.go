@@ -40,8 +40,12 @@ func (w *walker) enrichJobs(nodes []*node) batch {
 			if _, ok := roleName(info.role); !ok {
 				jobs = append(jobs, w.roleNameJob(n))
 			}
-			if name, _ := roleName(info.role); w.bridgeAt(n).textNotNamed && textElementRoles[name] && info.name == "" &&
-				info.ifaces&hasText != 0 && info.states.has(stateShowing) {
+			name, _ := roleName(info.role)
+			textual := info.ifaces&hasText != 0 && info.states.has(stateShowing) && info.role != rolePasswordText
+			switch {
+			case textual && w.bridgeAt(n).textNotNamed && textElementRoles[name] && info.name == "":
+				jobs = append(jobs, w.textJob(n))
+			case textual && w.limits.Values && (contentRoles[name] || textElementRoles[name] && info.name == ""):
 				jobs = append(jobs, w.textJob(n))
 			}
 			continue
@@ -92,6 +96,10 @@ func (w *walker) enrichJobs(nodes []*node) batch {
 	}
 	return batch{jobs: jobs, calls: calls}
 }
+
+// contentRoles hold text that is their content, not a caption: what TreeLimits.Values reads.
+var contentRoles = map[string]bool{"text": true, "entry": true, "document text": true, "terminal": true,
+	"status bar": true, "spin button": true}
 
 // textElementRoles hold a piece of a page's text (lean walks read their text where names do not
 // carry it: bridge.textNotNamed).

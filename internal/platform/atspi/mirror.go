@@ -114,13 +114,14 @@ type mirrorKey struct {
 	nodes   int
 	kids    int
 	lean    bool
+	values  bool
 	showing bool
 	cells   string
 }
 
 func keyOf(win platform.Window, l platform.TreeLimits) mirrorKey {
 	k := mirrorKey{pid: win.ProcessID, handle: win.Handle, bounds: win.Bounds, title: win.Title, depth: l.MaxDepth,
-		nodes: l.MaxNodes, kids: l.MaxChildren, lean: l.Lean, showing: l.ShowingOnly}
+		nodes: l.MaxNodes, kids: l.MaxChildren, lean: l.Lean, values: l.Values, showing: l.ShowingOnly}
 	if len(l.Cells) > 0 {
 		k.cells = fmt.Sprint(l.Cells)
 	}

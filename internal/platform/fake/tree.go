@@ -141,8 +141,9 @@ func (d *Desktop) abs(n *node) *platform.Rect {
 	return &b
 }
 
-// render converts n without children; lean leaves out what TreeLimits.Lean does. d.mu held.
-func (d *Desktop) render(n *node, lean bool) *platform.Node {
+// render converts n without children; lean leaves out what TreeLimits.Lean does, but for the
+// content values TreeLimits.Values keeps. d.mu held.
+func (d *Desktop) render(n *node, lean, values bool) *platform.Node {
 	out := &platform.Node{Ref: n.ref, Role: n.role, ControlType: n.controlType, Name: n.name, Description: n.desc,
 		States: make(platform.StateSet, len(n.states))}
 	for s, on := range n.states {
@@ -151,6 +152,10 @@ func (d *Desktop) render(n *node, lean bool) *platform.Node {
 		}
 	}
 	if lean {
+		if values && n.value != nil && contentRoles[n.role] {
+			v := *n.value
+			out.Value = &v
+		}
 		return out
 	}
 	out.AutomationID = n.autoID
@@ -272,7 +277,7 @@ func (d *Desktop) walk(root *node, limits platform.TreeLimits) platform.Tree {
 	rawCap := platform.RawDepthCap(limits.MaxDepth)
 	var visit func(n *node, depth, raw int) *platform.Node
 	visit = func(n *node, depth, raw int) *platform.Node {
-		out := d.render(n, limits.Lean)
+		out := d.render(n, limits.Lean, limits.Values)
 		t.NodeCount++
 		if out.Value != nil && *out.Value == MaskedValue && n.role == "password text" {
 			t.SecretsMasked++
@@ -323,7 +328,7 @@ func (d *Desktop) Element(ctx context.Context, ref string) (platform.Element, er
 		return platform.Element{}, err
 	}
 	defer d.mu.Unlock()
-	return platform.Element{Node: *d.render(n, false), PID: n.pid, Parent: n.parent}, nil
+	return platform.Element{Node: *d.render(n, false, false), PID: n.pid, Parent: n.parent}, nil
 }
 
 // Focused returns the object with keyboard focus in process pid.
@@ -336,7 +341,7 @@ func (d *Desktop) Focused(ctx context.Context, pid int) (platform.Element, error
 	if n == nil {
 		return platform.Element{}, fmt.Errorf("%w: nothing has the focus in process %d", platform.ErrElementStale, pid)
 	}
-	return platform.Element{Node: *d.render(n, false), PID: n.pid, Parent: n.parent}, nil
+	return platform.Element{Node: *d.render(n, false, false), PID: n.pid, Parent: n.parent}, nil
 }
 
 // setFocus moves process n.pid's focus to n; d.mu held.
@@ -525,7 +530,7 @@ func (d *Desktop) Node(ref string) (platform.Node, bool) {
 	if n == nil {
 		return platform.Node{}, false
 	}
-	return *d.render(n, false), true
+	return *d.render(n, false, false), true
 }
 
 // hit is the deepest showing object of window w whose bounds contain p; d.mu held.
@@ -549,3 +554,8 @@ func (d *Desktop) hit(w *window, p platform.Point) *node {
 	}
 	return best
 }
+
+// contentRoles are the roles whose values a lean walk with TreeLimits.Values reads, as the
+// AT-SPI backend's (its labels and paragraphs carry their text in names here).
+var contentRoles = map[string]bool{"text": true, "entry": true, "document text": true, "terminal": true,
+	"status bar": true, "spin button": true}
