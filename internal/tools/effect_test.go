@@ -33,7 +33,7 @@ type effectJSON struct {
 			Title               *string `json:"title"`
 		}
 	} `json:"window"`
-	Pixels *struct{ X, Y, Width, Height, Changed int } `json:"pixels"`
+	Pixels    *struct{ X, Y, Width, Height, Changed int } `json:"pixels"`
 	Clipboard *struct {
 		Length int  `json:"length"`
 		Same   bool `json:"same"`
