@@ -78,3 +78,15 @@ func ProcessBridge(pid int) (Bridge, error) {
 	}
 	return ClassifyMaps(maps, exe), nil
 }
+
+// Browser reports whether running process pid is a web browser engine's (Gecko, Chromium or
+// Electron, WebKitGTK): its window is named after the page it shows once the page is there.
+func Browser(pid int) bool {
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return false
+	}
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	return chromiumName(filepath.Base(exe)) || bytes.Contains(maps, []byte("/libxul.so")) ||
+		bytes.Contains(maps, []byte("/libwebkit2gtk-")) || bytes.Contains(maps, []byte("/libwebkitgtk-"))
+}

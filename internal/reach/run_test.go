@@ -61,6 +61,8 @@ func (r *run) start() bool {
 			r.rec(cLaunch, false, "launch: no window within %d ms: %+v", r.a.launchTimeout, lr)
 		case lr.Window.ProcessID != lr.ProcessID:
 			r.rec(cLaunch, false, "launch: processId %d, but the window %q belongs to pid %d", lr.ProcessID, lr.Window.Title, lr.Window.ProcessID)
+		case r.a.settledTitle && !strings.Contains(lr.Window.Title, r.a.title):
+			r.rec(cLaunch, false, "launch: window %q, not the title it settles on (%q)", lr.Window.Title, r.a.title)
 		default:
 			r.rec(cLaunch, true, "launch: pid %d, window %q", lr.ProcessID, lr.Window.Title)
 		}

@@ -159,11 +159,16 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 	}
 	var warnings []contract.Warning
 	if found != nil {
+		seenAt, firstTitle := time.Now(), found.Title
 		var warn *contract.Warning
 		res.Accessible, warn = awaitTree(ctx, env, found, deadline, handed)
 		if warn != nil {
 			warnings = append(warnings, *warn)
 		}
+		if found.Title != firstTitle {
+			seenAt = time.Now()
+		}
+		settleTitle(ctx, env, found, seenAt, deadline)
 		info := windowInfo(*found)
 		res.Handle, res.Window = found.Handle, &info
 		if found.ProcessID != 0 {
@@ -176,6 +181,117 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 	}
 	resp.Warnings = warnings
 	return &res, nil
+}
+
+// A window's first title is often a placeholder ("Blank page" while a browser loads its page, an
+// editor's before it names its document): launch reports the title once neither it nor the
+// application's tree has changed for titleQuiet (a page still loading keeps sending events) and,
+// for a browser, it names the page shown, at most titleSettle after the window and its tree were
+// there.
+const (
+	titleQuiet  = 250 * time.Millisecond
+	titleSettle = 1500 * time.Millisecond
+	// browserTitleSettle is titleSettle for a browser, which may show its window a few seconds
+	// before the page (Firefox with a fresh profile on a loaded machine).
+	browserTitleSettle = 4 * time.Second
+	titlePoll          = 50 * time.Millisecond
+	// pageWalkEvery is how often settleTitle looks for a page while it has found none.
+	pageWalkEvery = 150 * time.Millisecond
+)
+
+// settleTitle re-reads w until its title and its application's tree have been still for
+// titleQuiet, counted from since (when w was seen with its present title), at most titleSettle
+// from now and never past deadline. A window that closes meanwhile is left as it was.
+func settleTitle(ctx context.Context, env *Env, w *platform.Window, since, deadline time.Time) {
+	settle := titleSettle
+	if w.ProcessID > 0 && a11yenv.Browser(w.ProcessID) {
+		settle = browserTitleSettle
+	}
+	if bound := time.Now().Add(settle); bound.Before(deadline) {
+		deadline = bound
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	var (
+		events   <-chan struct{}
+		pages    []string // the names of the web documents the window shows
+		loading  bool     // it shows a web document that has no name yet (about:blank)
+		looked   bool     // a walk saw the whole window
+		walkedAt time.Time
+	)
+	// Short lean walks, until one finds a page: browsers name their window after the page they
+	// show, some (Epiphany) half a second after the page is there. A walk also finds processes
+	// plugged into the window (a WebKitGTK page's), whose events the watch then hears too.
+	walk := func() {
+		if w.ProcessID <= 0 || pages != nil || time.Since(walkedAt) < pageWalkEvery {
+			return
+		}
+		walkedAt = time.Now()
+		t, err := env.Desktop.Tree(ctx, *w, platform.TreeLimits{MaxDepth: 8, MaxNodes: 400, Budget: 300 * time.Millisecond, Lean: true})
+		if err == nil && !slices.Contains(t.TruncatedBy, platform.LimitTime) {
+			pages, loading = pageNames(t.Root)
+			looked = true
+		}
+	}
+	walk()
+	if w.ProcessID > 0 {
+		events, _ = env.Desktop.WatchTree(ctx, w.ProcessID)
+	}
+	browser := w.ProcessID > 0 && a11yenv.Browser(w.ProcessID)
+	named := func(title string) bool {
+		if len(pages) == 0 {
+			// A browser's window before its page is in the tree is named after nothing yet.
+			return looked && !loading && !browser || w.ProcessID <= 0
+		}
+		return slices.ContainsFunc(pages, func(p string) bool { return strings.Contains(title, p) })
+	}
+	still := since
+	tick := time.NewTicker(titlePoll)
+	defer tick.Stop()
+	for {
+		cur, err := env.Desktop.Window(ctx, w.Handle)
+		if err != nil {
+			return
+		}
+		if cur.Title != w.Title {
+			still = time.Now()
+		}
+		*w = cur
+		walk()
+		if time.Since(still) >= titleQuiet && named(cur.Title) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case _, open := <-events:
+			if !open {
+				events = nil
+			}
+			still = time.Now()
+		case <-tick.C:
+		}
+	}
+}
+
+// pageNames lists the names of the showing web documents under root, and reports one without a
+// name (a page still loading, about:blank).
+func pageNames(root *platform.Node) (names []string, unnamed bool) {
+	var visit func(*platform.Node)
+	visit = func(n *platform.Node) {
+		if n.Role == "document web" && n.States["showing"] {
+			if n.Name != "" {
+				names = append(names, n.Name)
+			} else {
+				unnamed = true
+			}
+		}
+		for _, k := range n.Children {
+			visit(k)
+		}
+	}
+	visit(root)
+	return names, unnamed
 }
 
 // minTreeWait is the least time launch gives a tree that should be coming, even when the window
