@@ -293,7 +293,8 @@ func motion(p platform.Point) inputOp {
 
 // Click moves the pointer to p and clicks button count times in one burst, so the presses fall
 // well within any double-click time. It does not raise the window under p: call Raise (or
-// WindowOp foreground) first when p belongs to a window that may be covered.
+// WindowOp foreground) first when p belongs to a window that may be covered. A tooltip over p
+// is given time to close before the press (moveToPress).
 //
 // It returns once the window manager has seen the click: a window manager that binds clicks
 // into windows (openbox's click-to-focus) holds a synchronous grab, and the server keeps the
@@ -315,7 +316,10 @@ func (in input) Click(ctx context.Context, p platform.Point, button platform.But
 		return err
 	}
 	defer g.end()
-	ops := []inputOp{motion(p)}
+	if err := g.moveToPress(ctx, p); err != nil {
+		return err
+	}
+	var ops []inputOp
 	for range count {
 		ops = append(ops,
 			inputOp{typ: fakeButtonPress, detail: byte(button)},
@@ -351,7 +355,7 @@ func (in input) Drag(ctx context.Context, path []platform.Point, button platform
 		return err
 	}
 	defer g.end()
-	if err := g.send(ctx, motion(path[0])); err != nil {
+	if err := g.moveToPress(ctx, path[0]); err != nil {
 		return err
 	}
 	app := c.clientAt(ctx, path[0])

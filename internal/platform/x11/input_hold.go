@@ -99,7 +99,17 @@ func (in input) buttonHold(ctx context.Context, p platform.Point, button platfor
 		return err
 	}
 	defer g.end()
-	if err := g.send(ctx, motion(p), inputOp{typ: typ, detail: byte(button), latch: down}); err != nil {
+	// A press waits for a tooltip over p to close (see moveToPress); a release goes with its
+	// motion, to whatever holds the pointer.
+	ops := []inputOp{{typ: typ, detail: byte(button), latch: down}}
+	if down {
+		if err := g.moveToPress(ctx, p); err != nil {
+			return err
+		}
+	} else {
+		ops = append([]inputOp{motion(p)}, ops...)
+	}
+	if err := g.send(ctx, ops...); err != nil {
 		return err
 	}
 	// The window manager may hold a press in a synchronous grab (see Click).
