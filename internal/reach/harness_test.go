@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,23 +17,8 @@ import (
 	"github.com/mcec/mcec/internal/suitedesk"
 )
 
-// TestMain gives the apps a home of their own: some write their settings there on first start
-// (Terminology's and Elementary's configuration, FeatherPad's), and a fresh one shows what a new
-// user sees (Terminology's scale wizard).
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "mcec-reach-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for k, sub := range map[string]string{"HOME": "", "XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share",
-		"XDG_CACHE_HOME": ".cache", "XDG_STATE_HOME": ".local/state"} {
-		os.Setenv(k, filepath.Join(home, sub))
-	}
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+// TestMain gives the apps a home of their own (suitedesk.Main).
+func TestMain(m *testing.M) { os.Exit(suitedesk.Main(m)) }
 
 // desk is one toolkit's private desktop: a daemon on a headless display, as `mcec serve
 // --headless` would run it, driven through its dispatcher like an MCP client would.

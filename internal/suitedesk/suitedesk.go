@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,24 @@ import (
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/safety"
 )
+
+// Main runs a suite's tests with a home of their own: HOME and the XDG directories point into a
+// fresh temporary directory, removed afterwards. Some apps write their settings there on first
+// start (Terminology's and Elementary's, FeatherPad's), and a fresh one shows what a new user
+// sees (Terminology's scale wizard). Call it from TestMain.
+func Main(m *testing.M) int {
+	home, err := os.MkdirTemp("", "mcec-suite-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "suitedesk:", err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	for k, sub := range map[string]string{"HOME": "", "XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share",
+		"XDG_CACHE_HOME": ".cache", "XDG_STATE_HOME": ".local/state"} {
+		os.Setenv(k, filepath.Join(home, sub))
+	}
+	return m.Run()
+}
 
 // Start runs a daemon on a private X11 desktop of its own with every tool allowed, closed when
 // the test ends.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/internal/headless"
+	"github.com/mcec/mcec/internal/suitedesk"
 )
 
 type obj = map[string]any
@@ -315,3 +316,7 @@ func short(v any) string {
 	}
 	return string(b)
 }
+
+// TestMain gives the apps a home of their own (suitedesk.Main): Terminology writes its
+// configuration there and shows its first-run wizard to a fresh one.
+func TestMain(m *testing.M) { os.Exit(suitedesk.Main(m)) }

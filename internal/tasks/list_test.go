@@ -36,6 +36,7 @@ func tasks() []*task {
 	list = append(list, swingTasks()...)
 	list = append(list, webTasks()...)
 	list = append(list, officeTasks()...)
+	list = append(list, bridgeTasks()...)
 	list = append(list, pixelTasks()...)
 	return append(list, onWayland(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
 }
@@ -383,7 +384,11 @@ user_pref("trailhead.firstrun.didSeeAboutWelcome", true);
 	firefox := func(x *run) []string {
 		return []string{"firefox-esr", "--no-remote", "--profile", x.path("firefox"), x.web.url}
 	}
+	epiphany := func(x *run) []string { return []string{"epiphany", "--private-instance", x.web.url} }
 	return []*task{
+		{name: "epiphany-form", toolkit: "WebKitGTK (Epiphany)", app: "epiphany --private-instance, testdata/form.html from the test's server",
+			goal:  "the form of chromium-form in Epiphany, whose page lives in WebKit's web process, through the accessibility API",
+			setup: serve, steps: func(x *run) []step { return fill(x, epiphany(x)...) }, check: check},
 		{name: "chromium-form", toolkit: "Chromium", app: "chromium, testdata/form.html from the test's server",
 			goal:  "fill a web form through the accessibility API (setvalue, toggle, select, invoke) and submit it; the test's server records what arrived",
 			setup: serve, steps: func(x *run) []step { return fill(x, chromium(x)...) }, check: check},
@@ -494,6 +499,35 @@ func boldWord(path, plain, word string) error {
 }
 
 // ---- apps without a tree: Tk and xterm ----
+
+// ---- toolkits whose bridges launch switches on: GTK 2, EFL ----
+
+func bridgeTasks() []*task {
+	demo := win("GTK+ Code Demos")
+	term := win("Terminology")
+	return []*task{
+		{name: "gtk2-demo", toolkit: "GTK 2", app: "gtk-demo (gtk2.0-examples)",
+			goal: "open the Button Boxes demo from gtk-demo's list (a GTK 2 tree, there only with the modules launch sets)",
+			steps: func(x *run) []step {
+				return []step{launch("gtk-demo"), appears("GTK+ Code Demos"),
+					invoke(demo, obj{"name": "Button Boxes", "role": "table cell"}, "invoke"), appears("Button Boxes")}
+			},
+			check: func(x *run) error { return x.ocrHas("Button Boxes", "Horizontal") }},
+		// Typing into the terminal is not part of it: with the accessibility bridge on, EFL 1.26
+		// drops every key (XTEST's and xdotool's alike; docs/troubleshooting.md).
+		{name: "efl-terminology", toolkit: "EFL (Elementary)", app: "terminology",
+			goal: "finish Terminology's first-run scale wizard with its Done button (an EFL tree, there only with ELM_ATSPI_MODE)",
+			steps: func(x *run) []step {
+				return []step{launch("terminology"), appears("Terminology"),
+					invoke(term, obj{"name": "Done", "role": "push button"}, "invoke"),
+					waitGone(term, obj{"name": "Done", "role": "push button"})}
+			},
+			// Terminology writes its configuration when the wizard is done.
+			check: func(x *run) error {
+				return fileHas(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "terminology", "config", "standard", "base.cfg"))
+			}},
+	}
+}
 
 func pixelTasks() []*task {
 	tk := win("Tasks Tk App")

@@ -58,6 +58,17 @@ func waitFor(target, el obj) step {
 	return step{tool: "wait-for", args: with(target, obj{"element": el, "timeout": 20000}), want: wantFound}
 }
 
+// waitGone waits for an element of the target window to disappear.
+func waitGone(target, el obj) step {
+	return step{tool: "wait-for", args: with(target, obj{"element": el, "condition": "disappears", "timeout": 10000}),
+		want: func(res any) error {
+			if f, _ := lookup(res, "found"); f == true {
+				return fmt.Errorf("found is %v", f)
+			}
+			return nil
+		}}
+}
+
 // find looks an element up and saves it as the variable name.
 func find(target, el obj, name string) step {
 	return step{tool: "find", args: with(target, obj{"element": el}), want: wantFound, save: map[string]string{name: "element"}}

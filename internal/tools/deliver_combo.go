@@ -381,6 +381,10 @@ func (ce *comboEntry) chosen(ctx context.Context, env *Env) (comboShown, bool) {
 	if strings.TrimSpace(s.name) == ce.want || s.value != nil && strings.TrimSpace(*s.value) == ce.want {
 		return s, true
 	}
+	// WebKitGTK names a <select> after its label and its choice ("Plan Basic" → "Plan Pro").
+	if suffix := " " + ce.want; strings.HasSuffix(strings.TrimSpace(s.name), suffix) && !strings.HasSuffix(strings.TrimSpace(ce.before.name), suffix) {
+		return s, true
+	}
 	// A part of the combo box outside the list (the entry's own chain is skipped).
 	if t, err := env.Desktop.Subtree(ctx, ce.combo.Ref, platform.TreeLimits{MaxDepth: 8, MaxNodes: 200, MaxChildren: 50, Lean: true}); err == nil && t.Root != nil {
 		list := ce.chain[len(ce.chain)-1].Node.Ref

@@ -272,7 +272,9 @@ func watchAction(ctx context.Context, d desktopReader, w platform.Window, target
 	}
 	o.windows, _ = d.Windows(ctx)
 	o.whole = o.readApp(ctx, &o.focus, &o.node, &o.tree, w)
-	if o.tree == nil && w.Handle != 0 {
+	// Pixels where the tree cannot show the action's effect: there is no tree, or nothing in it
+	// has the focus or is the target (EFL's terminal is a window with no content in its tree).
+	if w.Handle != 0 && (o.tree == nil || o.focus == nil && o.node == nil) {
 		o.pixels = shootWindow(ctx, d, w, o.windows)
 	}
 	o.start = time.Now()
