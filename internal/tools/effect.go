@@ -200,6 +200,25 @@ func (e *Effect) observed() bool {
 		e.Clipboard != nil && e.Clipboard.Same || e.Pixels.significant()
 }
 
+// menuRoles are the parts of a menu, which close when one of their items is activated.
+var menuRoles = map[string]bool{"menu": true, "menu item": true, "check menu item": true, "radio menu item": true,
+	"menu bar": true, "popup menu": true, "separator": true, "tearoff menu item": true}
+
+// menuOnly reports an effect that is only menus closing: menu elements whose states changed
+// (and whatever left with the menu's popup), the focus perhaps moving back.
+func (e *Effect) menuOnly() bool {
+	if len(e.Changed) == 0 || e.Added > 0 || len(e.WindowsOpened) > 0 || len(e.WindowsClosed) > 0 || e.Foreground != nil ||
+		e.Window != nil || e.Pixels != nil || e.Target != nil && (e.Target.Was != nil || !menuRoles[e.Target.Role]) {
+		return false
+	}
+	for _, c := range e.Changed {
+		if !menuRoles[c.Role] || c.Was != nil {
+			return false
+		}
+	}
+	return e.ChangedMore == 0
+}
+
 // focusOnly reports an effect that is only a move of the focus (and the target pressed or
 // released): a click focuses a button before its handler runs, and what the handler changes
 // (a calculator's display) shows a moment later.
@@ -351,7 +370,9 @@ func (o *observer) settle(ctx context.Context, max time.Duration, appBlocked boo
 		eff = o.diff(ctx, appBlocked)
 		eff.AppEvents, eff.Settled = events, settled
 		lastCheck, pending = time.Now(), false
-		return eff.conclusive() && (!eff.focusOnly() || time.Since(o.start) >= focusGrace)
+		// A menu that closed is the way to an item's effect, not the effect: wait the settle
+		// time for more (a loaded machine opened an About dialog 300 ms after its menu closed).
+		return eff.conclusive() && (!eff.focusOnly() || time.Since(o.start) >= focusGrace) && !eff.menuOnly()
 	}
 	for {
 		now := time.Now()

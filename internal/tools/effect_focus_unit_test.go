@@ -94,3 +94,29 @@ func TestObservedCommands(t *testing.T) {
 		}
 	}
 }
+
+// A menu closing after its item was activated is the way to the item's effect, not the effect;
+// a weak effect keeps the settle wait going.
+func TestWeakEffects(t *testing.T) {
+	menu := NodeChange{NodeBrief: NodeBrief{Ref: "1.2:10", Role: "menu", Name: "Help"}, States: "-selected"}
+	label := NodeChange{NodeBrief: NodeBrief{Ref: "1.2:11", Role: "label", Name: "count: 1"}, Was: &Was{}}
+	focus := &FocusMove{To: &NodeBrief{Ref: "1.2:3", Role: "push button"}}
+	for _, tc := range []struct {
+		name             string
+		eff              Effect
+		menuOnly, fcOnly bool
+	}{
+		{"a menu closed", Effect{Changed: []NodeChange{menu}}, true, false},
+		{"a menu closed and a window opened", Effect{Changed: []NodeChange{menu}, WindowsOpened: []WindowBrief{{Title: "About"}}}, false, false},
+		{"a menu closed and a label changed", Effect{Changed: []NodeChange{menu, label}}, false, false},
+		{"the focus moved", Effect{Focus: focus}, false, true},
+		{"the focus moved and a label changed", Effect{Focus: focus, Changed: []NodeChange{label}}, false, false},
+	} {
+		if got := tc.eff.menuOnly(); got != tc.menuOnly {
+			t.Errorf("%s: menuOnly %v, want %v", tc.name, got, tc.menuOnly)
+		}
+		if got := tc.eff.focusOnly(); got != tc.fcOnly {
+			t.Errorf("%s: focusOnly %v, want %v", tc.name, got, tc.fcOnly)
+		}
+	}
+}

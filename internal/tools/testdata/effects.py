@@ -53,8 +53,9 @@ def later(_button):
 
 
 history = Gtk.TextView()
-history.get_buffer().set_text("1+1 = 2\n2*3 = 6")
+history.get_buffer().set_text("1+1 = 2; 2*3 = 6")
 history.get_accessible().set_name("")
+history.set_size_request(-1, 40)  # a fixed height: its first layout must not move what follows
 box.pack_start(history, False, False, 0)
 renames = [0]
 
