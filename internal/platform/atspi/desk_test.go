@@ -53,7 +53,26 @@ func startApp(t testing.TB, argv ...string) app {
 	p := testdesk.Start(t, argv...)
 	w := testdesk.WaitWindow(t, p.PID, 20*time.Second)
 	testdesk.WaitAccessible(t, p.PID, 20*time.Second)
-	return app{pid: p.PID, bounds: windowBounds(t, w)}
+	return app{pid: p.PID, bounds: settledBounds(t, w)}
+}
+
+// settledBounds waits until the window has kept its geometry for half a second and returns it:
+// gtk3-widget-factory is resized after it maps, and on a loaded machine after its tree is up, so
+// bounds read at once disagreed with the frame the walk read later.
+func settledBounds(t testing.TB, w uint32) platform.Rect {
+	t.Helper()
+	var (
+		b     platform.Rect
+		since time.Time
+	)
+	testdesk.WaitFor(t, 15*time.Second, "the window's geometry to settle", func() bool {
+		if cur := windowBounds(t, w); cur != b || since.IsZero() {
+			b, since = cur, time.Now()
+			return false
+		}
+		return time.Since(since) >= 500*time.Millisecond
+	})
+	return b
 }
 
 // xconn opens an X connection to the test desktop, closed when the test ends, and returns it
