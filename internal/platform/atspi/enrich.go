@@ -198,15 +198,11 @@ func (w *walker) actionsJob(n *node) job {
 		names := make([]string, len(acts))
 		for i, a := range acts {
 			names[i] = a.Name
-			call, f, err := w.c.call(ctx, bus, path, ifAction+".GetName", int32(i))
+			name, err := w.actionName(ctx, n, int32(i))
 			if err != nil {
-				if err := nodeFailure(n, f, err); err != nil {
-					return err
-				}
-				continue
+				return err
 			}
-			var name string
-			if call.Store(&name) == nil && name != "" {
+			if name != "" {
 				names[i] = name
 			}
 		}
@@ -229,21 +225,29 @@ func (w *walker) actionsByCount(ctx context.Context, n *node) error {
 	}
 	var names []string
 	for i := range min(count, maxActions) {
-		call, f, err := w.c.call(ctx, bus, path, ifAction+".GetName", i)
+		name, err := w.actionName(ctx, n, i)
 		if err != nil {
-			if err := nodeFailure(n, f, err); err != nil {
-				return err
-			}
-			continue
+			return err
 		}
-		var name string
-		if call.Store(&name) == nil && name != "" {
+		if name != "" {
 			names = append(names, name)
 		}
 	}
 	n.actions = names
 	n.gotActions = true
 	return nil
+}
+
+// actionName reads the non-localized name of n's action i ("" when it has none or the call was
+// refused; an error only when the walk must stop).
+func (w *walker) actionName(ctx context.Context, n *node, i int32) (string, error) {
+	call, f, err := w.c.call(ctx, n.ref.Bus, n.ref.Path, ifAction+".GetName", i)
+	if err != nil {
+		return "", nodeFailure(n, f, err)
+	}
+	var name string
+	_ = call.Store(&name)
+	return name, nil
 }
 
 // maxActions bounds the action names read from one object.
