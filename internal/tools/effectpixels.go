@@ -128,11 +128,12 @@ func near(a, b uint8) bool {
 // rebaseWithin bounds rebase's wait for the window's pixels to stop changing, and rebasePoll is
 // how often it looks.
 const (
-	rebaseWithin = 250 * time.Millisecond
+	rebaseWithin = 500 * time.Millisecond
 	rebasePoll   = 15 * time.Millisecond
 	// rebaseQuiet is how long the pixels must stay the same: toolkits redraw a hover in their
-	// idle time, a few milliseconds after the pointer arrives (Tk's checkbutton on leave).
-	rebaseQuiet = 50 * time.Millisecond
+	// idle time, a few milliseconds after the pointer arrives (Tk's checkbutton on leave), and
+	// more than 50 ms later on a loaded machine (TestEffectsWithoutTree beside a second make test).
+	rebaseQuiet = 150 * time.Millisecond
 )
 
 // pixelMode reports an observer that compares pixels (the window has no tree).
