@@ -42,6 +42,10 @@ type Options struct {
 	// StripMinPixels: larger images (as read, after any upscale) are read in two strips at
 	// once. 0 means DefaultStripMinPixels; negative never splits.
 	StripMinPixels int
+	// NoPlainPass skips the plain pass: an upscaled image is also read at its own size with
+	// Tesseract's default page segmentation, at once, for the labels the upscaled read drops
+	// (plain.go).
+	NoPlainPass bool
 }
 
 // DefaultUpscaleMaxPixels bounds the 2x upscale: a 1280x800 screen is still upscaled (about 0.7 s
@@ -54,7 +58,8 @@ type Result struct {
 	LineCount int
 	WordCount int // len(Words)
 	Lines     []Line
-	// Words are the fields with a letter or digit, line by line in Tesseract's order.
+	// Words are the fields with a letter or digit, line by line in Tesseract's order (the plain
+	// pass's lines placed among them by height, see plain.go).
 	Words    []Word
 	Upscaled bool
 }
@@ -87,10 +92,12 @@ func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) 
 	if limit == 0 {
 		limit = DefaultUpscaleMaxPixels
 	}
+	orig := img
 	if b := img.Bounds(); b.Dx()*b.Dy() <= limit {
 		img = upscale2x(img)
 		scale = 2
 	}
+	plain := scale > 1 && !o.NoPlainPass
 	lang := o.Language
 	if lang == "" {
 		lang = "eng"
@@ -104,25 +111,32 @@ func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) 
 	args := []string{"stdin", "stdout", "-l", lang, "--psm", strconv.Itoa(psm), "tsv"}
 
 	parts := strips(img.Bounds(), o.StripMinPixels)
-	outs := make([]string, len(parts))
-	errs := make([]error, len(parts))
+	// One answer per strip, then the plain pass's, if any.
+	outs := make([]string, len(parts)+1)
+	errs := make([]error, len(parts)+1)
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	for i, p := range parts {
+	read := func(i int, a []string, im *image.RGBA) {
 		wg.Go(func() {
-			outs[i], errs[i] = run(sctx, bin, args, imaging.Crop(img, p.r))
+			outs[i], errs[i] = run(sctx, bin, a, im)
 			if errs[i] != nil {
-				cancel() // the other strip's answer is no use alone
+				cancel() // the other answers are no use alone
 			}
 		})
+	}
+	for i, p := range parts {
+		read(i, args, imaging.Crop(img, p.r))
+	}
+	if plain {
+		read(len(parts), []string{"stdin", "stdout", "-l", lang, "--psm", strconv.Itoa(plainPSM), "tsv"}, orig)
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrFailed, ctx.Err())
 	}
 	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) { // canceled: the other strip failed
+		if err != nil && !errors.Is(err, context.Canceled) { // canceled: another read failed
 			return Result{}, err
 		}
 	}
@@ -139,6 +153,9 @@ func Recognize(ctx context.Context, img *image.RGBA, o Options) (Result, error) 
 			row.line = strconv.Itoa(i) + "/" + row.line
 			rows = append(rows, row)
 		}
+	}
+	if plain { // its boxes are in orig's pixels from its top left already
+		rows = addPlain(rows, parseRows(outs[len(parts)]), scale)
 	}
 	res := assemble(rows, scale)
 	res.Upscaled = scale > 1
