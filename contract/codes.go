@@ -96,6 +96,9 @@ const (
 	// CodeServerShuttingDown: mcec is stopping (SIGTERM, Ctrl-C, mcec:exit); the call was cut
 	// short or never started. Not a timeout: nothing about the target is known from it.
 	CodeServerShuttingDown Code = "server-shutting-down"
+	// CodeCallCancelled: the client cancelled the call (MCP notifications/cancelled, or its HTTP
+	// request went away) before it finished. Whatever it did before may have taken effect.
+	CodeCallCancelled Code = "call-cancelled"
 	// CodeValueNotApplied: setvalue was delivered (through accessibility, then by typing) and
 	// the element still reads back another value, or a combo box's entry was chosen and the combo
 	// box shows another; partialResult holds what it reads.
@@ -207,6 +210,7 @@ var codeCategory = map[Code]Category{
 	CodeProvisioningFailed:        Internal,
 	CodeSessionTokenInvalid:       Internal,
 	CodeServerShuttingDown:        Internal,
+	CodeCallCancelled:             Internal,
 }
 
 // CategoryOf returns the category a known error code belongs to. selector-matched-N codes are

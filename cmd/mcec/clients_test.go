@@ -348,9 +348,10 @@ func TestInspectorCLI(t *testing.T) {
 	})
 }
 
-// TestTypeScriptSDK runs test/clients/sdk-smoke.mjs (the TypeScript SDK client: list tools, wait
-// for the factory with windows, query, capture, a failing query) over stdio and over HTTP, and
-// checks every envelope it saw against the contract.
+// TestTypeScriptSDK runs test/clients/sdk-smoke.mjs (the TypeScript SDK client: list tools with
+// their output schemas, wait for the factory with windows, query, capture, a failing query,
+// progress, a cancelled wait-for, a linked capture read back as a resource) over stdio and over
+// HTTP, and checks every envelope it saw against the contract.
 func TestTypeScriptSDK(t *testing.T) {
 	node := nodeClients(t)
 	run := func(t *testing.T, token string, args ...string) {
@@ -390,7 +391,7 @@ func TestTypeScriptSDK(t *testing.T) {
 			}
 			steps[s.Step] = true
 		}
-		for _, want := range []string{"windows", "query", "capture", "query-missing"} {
+		for _, want := range []string{"windows", "query", "capture", "query-missing", "wait-progress", "session-status", "capture-link", "resources"} {
 			if !steps[want] {
 				t.Errorf("sdk-smoke.mjs never reported %s", want)
 			}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcec/mcec/contract"
@@ -105,6 +107,41 @@ func envelopeOf(t *testing.T, res *mcp.CallToolResult) contract.Envelope {
 	return env
 }
 
+// checkStructured validates a result's structuredContent against the outputSchema tools/list
+// advertised for its tool, and requires it to be the envelope of the text block.
+func checkStructured(t *testing.T, tool *mcp.Tool, res *mcp.CallToolResult) {
+	t.Helper()
+	if tool == nil || tool.OutputSchema == nil {
+		t.Fatalf("no outputSchema advertised for the tool of %+v", res)
+	}
+	raw, err := json.Marshal(tool.OutputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s's outputSchema: %v", tool.Name, err)
+	}
+	var structured, text any
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &structured); err != nil {
+		t.Fatal(err)
+	}
+	if err := resolved.Validate(structured); err != nil {
+		t.Errorf("%s: structuredContent does not match the advertised outputSchema: %v", tool.Name, err)
+	}
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &text); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(structured, text) {
+		t.Errorf("%s: structuredContent is not the text block's envelope", tool.Name)
+	}
+}
+
 // exercise runs the skeleton's tools through an MCP client session against a desktop that has
 // gtk3-widget-factory starting in it.
 func exercise(t *testing.T, cs *mcp.ClientSession) {
@@ -137,6 +174,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkStructured(t, names["windows"], res)
 	var appeared struct {
 		Satisfied bool
 		Windows   []struct {
@@ -152,6 +190,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkStructured(t, names["wait-for"], res)
 	if env := envelopeOf(t, res); !env.OK() {
 		t.Fatalf("wait-for the factory's tree: %+v", env.Err())
 	}
@@ -159,6 +198,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkStructured(t, names["query"], res)
 	if env := envelopeOf(t, res); !env.OK() {
 		t.Fatalf("query: %+v", env.Err())
 	}
@@ -167,6 +207,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkStructured(t, names["capture"], res)
 	if env := envelopeOf(t, res); !env.OK() {
 		t.Fatalf("capture: %+v", env.Err())
 	}
@@ -181,6 +222,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkStructured(t, names["query"], res)
 	if env := envelopeOf(t, res); !res.IsError || env.Err().Code != contract.CodeWindowNotFound {
 		t.Fatalf("failing call: %+v", env.Err())
 	}

@@ -46,6 +46,15 @@ type Image struct {
 	MIMEType string
 }
 
+// Link is an artifact a tool answered with by reference: MCP sends it as a resource_link block
+// the client reads with resources/read.
+type Link struct {
+	URI      string
+	Name     string
+	MIMEType string
+	Size     int64
+}
+
 // Response is a handler's outcome. On success Result is the tool's result object. Warnings ride
 // on failures too: a handler may return a non-nil Response together with an error. A tool built
 // with Define fills one given to it (warnings, image, observation, session) and returns its
@@ -55,6 +64,8 @@ type Response struct {
 	Warnings []contract.Warning
 	// Image is sent as an extra MCP image block next to the envelope.
 	Image *Image
+	// Link is sent as an extra MCP resource_link block next to the envelope.
+	Link *Link
 	// Observation, when set, becomes the session's last good observation (never base64).
 	Observation any
 	// Session rebinds the envelope to another session (session-start answers in the new one).
@@ -77,9 +88,10 @@ type Tool struct {
 	// ManagesSessions tools (session-start/-status/-end) resolve sessionId themselves, so that
 	// ending an ended session can be idempotent instead of failing unknown-session up front.
 	ManagesSessions bool
-	// ResultSchema is the JSON Schema of the result object, derived from Define's Out (for docs
-	// and tests; tools/list does not carry it: docs/design.md says why).
+	// ResultSchema is the JSON Schema of the result object, derived from Define's Out.
 	ResultSchema json.RawMessage
+	// OutputSchema is the MCP outputSchema: the envelope with its result typed (output.go).
+	OutputSchema json.RawMessage
 	// Errors and Warnings are the codes this tool can produce beyond the common ones (for docs
 	// and the guidance coverage test).
 	Errors   []contract.Code
@@ -87,38 +99,36 @@ type Tool struct {
 
 	// decode checks and decodes arguments without running the tool (set by Define).
 	decode func(args json.RawMessage) error
-	// result is the result schema, resolved on first use by CheckResult.
-	result     *jsonschema.Schema
-	resultOnce sync.Once
-	resolved   *jsonschema.Resolved
-	resolveErr error
+	// output is the output schema, resolved on first use by CheckOutput.
+	output     *jsonschema.Resolved
+	outputOnce sync.Once
+	outputErr  error
 }
 
-// CheckResult validates a success result against the tool's result schema: result is the
-// value a handler answered or its JSON (json.RawMessage, as a decoded envelope holds it). Tests
-// run it on every result they get (internal/daemon/daemontest), so a result type and what the
-// tool really answers cannot part. It returns nil for tools not built with Define.
-func (t *Tool) CheckResult(result any) error {
-	if t.result == nil {
+// CheckOutput validates an envelope (its JSON, as the transports send it) against the tool's
+// outputSchema, the result's schema included. Tests run it on every envelope they get
+// (internal/daemon/daemontest, the tools' harness, the MCP clients' checks), so a result type,
+// the schema tools/list advertises and what the tool really answers cannot part. It returns nil
+// for tools not built with Define.
+func (t *Tool) CheckOutput(envelope []byte) error {
+	if len(t.OutputSchema) == 0 {
 		return nil
 	}
-	t.resultOnce.Do(func() { t.resolved, t.resolveErr = t.result.Resolve(nil) })
-	if t.resolveErr != nil {
-		return fmt.Errorf("catalog: resolve result schema of %s: %w", t.Name, t.resolveErr)
-	}
-	raw, ok := result.(json.RawMessage)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(result); err != nil {
-			return err
+	t.outputOnce.Do(func() {
+		var s jsonschema.Schema
+		if t.outputErr = json.Unmarshal(t.OutputSchema, &s); t.outputErr == nil {
+			t.output, t.outputErr = s.Resolve(nil)
 		}
+	})
+	if t.outputErr != nil {
+		return fmt.Errorf("catalog: resolve output schema of %s: %w", t.Name, t.outputErr)
 	}
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := json.Unmarshal(envelope, &v); err != nil {
 		return err
 	}
-	if err := t.resolved.Validate(v); err != nil {
-		return fmt.Errorf("%s result does not match its schema: %w", t.Name, err)
+	if err := t.output.Validate(v); err != nil {
+		return fmt.Errorf("%s envelope does not match its output schema: %w", t.Name, err)
 	}
 	return nil
 }
@@ -238,10 +248,14 @@ func Define[In, Out any](spec Spec[In, Out]) *Tool {
 	if err != nil {
 		panic(fmt.Sprintf("catalog: marshal result schema for %s: %v", spec.Name, err))
 	}
+	output, err := outputSchema(resultSchema)
+	if err != nil {
+		panic(fmt.Sprintf("catalog: output schema for %s: %v", spec.Name, err))
+	}
 	return &Tool{
 		Name: spec.Name, Title: spec.Title, Description: spec.Description,
 		Annotations: spec.Annotations, InputSchema: raw, ManagesSessions: spec.ManagesSessions,
-		ResultSchema: resultSchema, Errors: spec.Errors, Warnings: spec.Warnings, result: rs,
+		ResultSchema: resultSchema, OutputSchema: output, Errors: spec.Errors, Warnings: spec.Warnings,
 		decode: func(args json.RawMessage) error { return decodeArgs(resolved, args, new(In)) },
 		Handler: func(ctx context.Context, call *Call, args json.RawMessage) (*Response, error) {
 			in := new(In)

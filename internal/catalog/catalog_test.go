@@ -102,7 +102,7 @@ type probeResult struct {
 	Names []string `json:"names,omitempty"`
 }
 
-// The result schema comes from Out, and CheckResult holds results to it.
+// The result schema comes from Out, and CheckOutput holds envelopes to it.
 func TestResultSchemaFromOut(t *testing.T) {
 	tool := Define(Spec[struct{}, probeResult]{Name: "counted", Description: "d",
 		Run: func(ctx context.Context, call *Call, in *struct{}, resp *Response) (*probeResult, error) {
@@ -116,12 +116,33 @@ func TestResultSchemaFromOut(t *testing.T) {
 	if r, ok := resp.Result.(probeResult); err != nil || !ok || r.Count != 2 || len(resp.Warnings) != 1 {
 		t.Fatalf("handler: %+v, %v", resp, err)
 	}
-	if err := tool.CheckResult(resp.Result); err != nil {
-		t.Errorf("its own result: %v", err)
+	own, err := contract.Success("s1", resp.Result, resp.Warnings...).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, err := contract.Failure("s1", contract.Errorf(contract.CodeBadArguments, "no")).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, good := range [][]byte{own, failed} {
+		if err := tool.CheckOutput(good); err != nil {
+			t.Errorf("%s: %v", good, err)
+		}
 	}
 	for _, bad := range []string{`{"count":"two"}`, `{"names":["a"]}`, `{"count":1,"extra":true}`, `[1]`} {
-		if err := tool.CheckResult(json.RawMessage(bad)); err == nil {
-			t.Errorf("%s passed the result schema", bad)
+		env := `{"sessionId":"s1","ok":true,"result":` + bad + `}`
+		if err := tool.CheckOutput([]byte(env)); err == nil {
+			t.Errorf("%s passed the output schema", env)
+		}
+	}
+	for _, bad := range []string{
+		`{"sessionId":"s1","ok":true}`,                                                      // no result
+		`{"sessionId":"s1","ok":false,"result":{"count":1}}`,                                // no error
+		`{"sessionId":"s1","ok":false,"error":{"code":"x","category":"nope","detail":"d"}}`, // not a category
+		`{"sessionId":"s1","ok":true,"result":{"count":1},"error":{"code":"x","category":"internal","detail":"d"}}`,
+	} {
+		if err := tool.CheckOutput([]byte(bad)); err == nil {
+			t.Errorf("%s passed the output schema", bad)
 		}
 	}
 }

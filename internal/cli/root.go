@@ -55,6 +55,7 @@ type globalOptions struct {
 	commands    string // the raw commands file (commands.toml)
 	launch      []string
 	noDialog    bool           // --no-consent-dialog
+	links       bool           // --capture-links
 	retention   retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
 	safety      safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
 
@@ -129,6 +130,7 @@ on exit. In a sway, KDE Plasma or GNOME session it attaches to the compositor.`,
 	pf.StringVar(&g.logLevel, "log-level", envOr("MCEC_LOG_LEVEL", "info"), "log level: debug, info, warn, error (logs go to stderr, never stdout)")
 	g.retention.register(pf)
 	g.safety.register(pf)
+	pf.BoolVar(&g.links, "capture-links", false, "capture answers MCP clients with a resource_link to the saved PNG (read with resources/read) instead of inline base64, unless a call passes link:false")
 	pf.BoolVar(&g.noDialog, "no-consent-dialog", false, "on an attached desktop, do not show consent requests as an on-screen dialog; only `mcec consent` answers")
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
@@ -184,6 +186,7 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	}
 	cfg.Commands.File = g.commands
 	cfg.NoConsentDialog = g.noDialog
+	cfg.CaptureLinks = g.links
 	ret, err := g.retention.value()
 	if err != nil {
 		return daemon.Config{}, err

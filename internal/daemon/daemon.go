@@ -72,6 +72,9 @@ type Config struct {
 	// NoConsentDialog keeps consent questions off an attached display (only `mcec consent`
 	// answers), e.g. when nobody watches that display.
 	NoConsentDialog bool
+	// CaptureLinks makes capture answer MCP clients with a resource_link to its artifact
+	// instead of inline base64 unless a call says otherwise (--capture-links).
+	CaptureLinks bool
 	// Desktop, when set, is the backend to serve instead of a real desktop (tests run the
 	// whole daemon over internal/platform/fake): no desktop is started or attached, and
 	// nothing opens a display (no consent dialog, no hotkey listener). The daemon closes it.
@@ -207,7 +210,8 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.Commands = d.newCommands(cfg.Commands, d.Gate)
 	env := &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,
 		Gate: d.Gate, StartProcess: d.StartProcess, Recordings: d.recordings, Commands: d.Commands,
-		Access: func() tools.CommandAccess { return tools.CommandAccess(d.CommandAccess()) }, Consent: d.Consent, Stop: d.Stop}
+		Access: func() tools.CommandAccess { return tools.CommandAccess(d.CommandAccess()) }, Consent: d.Consent, Stop: d.Stop,
+		CaptureLinks: cfg.CaptureLinks}
 	if d.Provision != nil { // a nil *provision.Manager in the interface would not be nil
 		env.Provision = d.Provision
 	}

@@ -99,6 +99,7 @@ var rules = map[string]rule{
 	"internal/platform/platformtest": {only: []string{"contract", "internal/platform"}},
 	"internal/headless":              {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
 	"internal/imaging":               {bans: everything},
+	"internal/progress":              {bans: everything},
 	"internal/a11yenv":               {bans: everything},
 	"internal/control":               {only: []string{"internal/atomicfile", "internal/paths"}},
 	"internal/agentguide":            {bans: everything},

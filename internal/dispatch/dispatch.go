@@ -48,6 +48,12 @@ var ErrShuttingDown = contract.Errorf(contract.CodeServerShuttingDown,
 type Outcome struct {
 	Envelope contract.Envelope
 	Image    *catalog.Image
+	// Link, when set, is an artifact the transport may answer with as a link (MCP
+	// resource_link) instead of inline bytes.
+	Link *catalog.Link
+	// Session is the session the call ran in (nil when it named an unknown one): MCP serves
+	// its artifacts as resources to the client that called in it.
+	Session *session.Session
 }
 
 // Dispatcher runs tool calls. It is safe for concurrent use; observation calls run concurrently.
@@ -199,6 +205,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 		sess = resp.Session
 	}
 	out := d.envelope(ctx, sess, requested, resp, err)
+	out.Session = sess
 	elapsed := time.Since(start)
 	if sess != nil {
 		sess.RecordAction(session.Action{Tool: name, OK: out.Envelope.OK(), Code: codeOf(out.Envelope),
@@ -274,7 +281,7 @@ func (d *Dispatcher) envelope(ctx context.Context, sess *session.Session, reques
 	if resp.Observation != nil && sess != nil {
 		sess.Observe(resp.Observation)
 	}
-	return Outcome{Envelope: contract.Success(id, resp.Result, warnings...), Image: resp.Image}
+	return Outcome{Envelope: contract.Success(id, resp.Result, warnings...), Image: resp.Image, Link: resp.Link}
 }
 
 // asContractError finds the contract error in err's chain, or files err under internal. A call
@@ -282,6 +289,11 @@ func (d *Dispatcher) envelope(ctx context.Context, sess *session.Session, reques
 // that reason, whatever the tool made of the cancellation (a wait's timeout, a D-Bus call's
 // deadline). The returned error is a copy, so attaching lastObservation never mutates a shared
 // value.
+//
+// A call whose caller cancelled it (MCP notifications/cancelled, an HTTP client gone: the
+// context ends with plain context.Canceled) and that failed failed for that reason: a wait cut
+// short is not a timeout. One that succeeded all the same keeps its result: what it did is
+// done.
 func asContractError(ctx context.Context, err error) *contract.Error {
 	var ce *contract.Error
 	if ctx.Err() != nil && errors.As(context.Cause(ctx), &ce) {
@@ -290,6 +302,10 @@ func asContractError(ctx context.Context, err error) *contract.Error {
 			c.Detail += fmt.Sprintf(" (the call ended with: %v)", err)
 		}
 		return &c
+	}
+	if errors.Is(context.Cause(ctx), context.Canceled) {
+		return contract.Errorf(contract.CodeCallCancelled,
+			"the client cancelled the call before it finished (it ended with: %v); what it did before may have taken effect: observe before retrying", err)
 	}
 	return errmap.ToContract(err, errmap.Tools)
 }

@@ -160,7 +160,7 @@ func (r *run) find(sel map[string]any) (*node, string) {
 		return nil, why
 	}
 	if !fr.Found {
-		return nil, "not found"
+		return nil, "not found (" + describe(env) + ")" // its warnings say whether the walk was cut
 	}
 	return fr.Element, ""
 }

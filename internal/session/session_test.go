@@ -154,3 +154,30 @@ func TestRollover(t *testing.T) {
 		t.Errorf("session-end: %v, reason %q", err, ex.EndReason())
 	}
 }
+
+func TestArtifactURIs(t *testing.T) {
+	st := NewStore(Options{Root: t.TempDir()})
+	s := st.Start()
+	path, err := s.ArtifactPath("capture", "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri, err := s.ArtifactURI(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, rel, err := ParseArtifactURI(uri)
+	if err != nil || id != s.ID() || rel != filepath.Base(path) {
+		t.Fatalf("%s parsed as %q %q %v", uri, id, rel, err)
+	}
+	if _, err := s.ArtifactURI("/etc/passwd"); err == nil {
+		t.Error("a file outside the directory got a URI")
+	}
+	for _, bad := range []string{"file:///etc/passwd", ArtifactURIPrefix + "s-1", ArtifactURIPrefix + "s-1/",
+		ArtifactURIPrefix + "s-1/../s-2/x.png", ArtifactURIPrefix + "s-1//etc/passwd", ArtifactURIPrefix + "/x.png",
+		ArtifactURIPrefix + `s-1/..\x`} {
+		if id, rel, err := ParseArtifactURI(bad); err == nil {
+			t.Errorf("%s parsed as %q %q", bad, id, rel)
+		}
+	}
+}

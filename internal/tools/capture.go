@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/base64"
+	"path/filepath"
 	"slices"
 
 	"github.com/mcec/mcec/contract"
@@ -48,6 +49,7 @@ type captureArgs struct {
 	Scale       *float64 `json:"scale,omitempty" jsonschema:"Downscale factor in (0,1]."`
 	ReturnImage *bool    `json:"returnImage,omitempty" jsonschema:"Return the PNG inline (default true). false is the same as pathOnly."`
 	PathOnly    bool     `json:"pathOnly,omitempty" jsonschema:"Return metadata and the artifact path only: no base64, no image block."`
+	Link        *bool    `json:"link,omitempty" jsonschema:"Over MCP: answer with a resource_link to the saved PNG (uri; read it with resources/read) instead of base64 and an image block. Default false unless the server runs with --capture-links."`
 	File        string   `json:"file,omitempty" jsonschema:"Also write the PNG under this name in the session's artifact directory (a path elsewhere fails path-not-allowed)."`
 	Overwrite   bool     `json:"overwrite,omitempty" jsonschema:"Replace file if it exists (otherwise file-exists)."`
 	// RestoreMinimized is a pointer so that absent means true.
@@ -55,18 +57,20 @@ type captureArgs struct {
 }
 
 type captureResult struct {
-	Width         int                `json:"width"`
-	Height        int                `json:"height"`
-	Encoding      string             `json:"encoding"`
-	Bytes         int                `json:"bytes"`
-	Base64        string             `json:"base64,omitempty"`
-	Artifact      string             `json:"artifact,omitempty"`
-	ArtifactError string             `json:"artifactError,omitempty"`
-	File          string             `json:"file,omitempty"`
-	FileError     string             `json:"fileError,omitempty"`
-	BlankCheck    imaging.BlankCheck `json:"blankCheck"`
-	Window        *WindowInfo        `json:"window,omitempty"`
-	Region        *platform.Rect     `json:"region,omitempty"`
+	Width         int    `json:"width"`
+	Height        int    `json:"height"`
+	Encoding      string `json:"encoding"`
+	Bytes         int    `json:"bytes"`
+	Base64        string `json:"base64,omitempty"`
+	Artifact      string `json:"artifact,omitempty"`
+	ArtifactError string `json:"artifactError,omitempty"`
+	// URI is the artifact's MCP resource URI, when the answer links to it (link).
+	URI        string             `json:"uri,omitempty"`
+	File       string             `json:"file,omitempty"`
+	FileError  string             `json:"fileError,omitempty"`
+	BlankCheck imaging.BlankCheck `json:"blankCheck"`
+	Window     *WindowInfo        `json:"window,omitempty"`
+	Region     *platform.Rect     `json:"region,omitempty"`
 }
 
 // captureSummary is the contract's capture-summary: what a later failure's lastObservation shows
@@ -89,8 +93,8 @@ func captureTool(env *Env) *catalog.Tool {
 		Name:  "capture",
 		Title: "Capture pixels",
 		Description: "Capture a window (its own pixels, even when covered) or a screen region as PNG, with a blank " +
-			"check. The PNG is returned inline (base64 and an image block) unless pathOnly; it is always saved " +
-			"in the session's artifact directory. A blank window fails capture-blank with the PNG in " +
+			"check. The PNG is returned inline (base64 and an image block) unless pathOnly, or linked (link: an MCP " +
+			"resource_link to read with resources/read); it is always saved in the session's artifact directory. A blank window fails capture-blank with the PNG in " +
 			"partialResult; a blank region only warns. A minimized window is restored to be captured " +
 			"(minimized-window); restoreMinimized:false minimizes it again. Use maxWidth/scale and small regions to save tokens.",
 		Annotations: catalog.Annotations{ReadOnly: true, OpenWorld: true},
@@ -162,7 +166,11 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 	if err != nil {
 		return nil, contract.Errorf(contract.CodeCaptureFailed, "encode PNG: %v", err)
 	}
-	inline := !in.PathOnly && (in.ReturnImage == nil || *in.ReturnImage)
+	link := env.CaptureLinks
+	if in.Link != nil {
+		link = *in.Link
+	}
+	inline := !in.PathOnly && (in.ReturnImage == nil || *in.ReturnImage) && !link
 	res := captureResult{Width: scaled.Bounds().Dx(), Height: scaled.Bounds().Dy(), Encoding: "png", Bytes: len(png),
 		BlankCheck: blank, Window: window, Region: region}
 	// The artifact is written while the base64 is encoded (png is not written to again); the
@@ -186,9 +194,15 @@ func runCapture(ctx context.Context, env *Env, call *catalog.Call, in *captureAr
 		}
 	}
 	if a := <-artifact; a.err != nil {
-		res.ArtifactError = a.err.Error()
+		res.ArtifactError = a.err.Error() // no link then: never the bytes inline instead
 	} else {
 		res.Artifact = a.path
+	}
+	if link && res.Artifact != "" {
+		if uri, err := call.Session.ArtifactURI(res.Artifact); err == nil {
+			res.URI = uri
+			resp.Link = &catalog.Link{URI: uri, Name: filepath.Base(res.Artifact), MIMEType: "image/png", Size: int64(len(png))}
+		}
 	}
 
 	if blank.Blank {

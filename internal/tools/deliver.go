@@ -443,7 +443,7 @@ func laidOut(ctx context.Context, env *Env, l located) located {
 	if onScreen(l.node) {
 		return l
 	}
-	_, _, _ = waitFor(ctx, env.Desktop, actionableWait, func(ctx context.Context) (bool, int, error) {
+	_, _, _ = waitFor(ctx, env.Desktop, actionableWait, "", func(ctx context.Context) (bool, int, error) {
 		el, err := env.Desktop.Element(ctx, l.node.Ref)
 		if err != nil {
 			return true, 0, nil // gone or not answering: the caller says what it holds

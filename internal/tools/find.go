@@ -68,7 +68,8 @@ func findTool(env *Env) *catalog.Tool {
 					return nil, err
 				}
 			} else {
-				_, stats, err := waitFor(ctx, env.Desktop, time.Duration(in.Timeout)*time.Millisecond, attempt)
+				_, stats, err := waitFor(ctx, env.Desktop, time.Duration(in.Timeout)*time.Millisecond,
+					"finding "+in.Element.String(), attempt)
 				res.Waited = &stats
 				if err != nil { // a window that never appeared, an app that never answered
 					return nil, err

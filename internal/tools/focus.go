@@ -103,7 +103,7 @@ func confirmFocus(ctx context.Context, env *Env, w platform.Window, wantRef stri
 	var got *platform.Element
 	var lastErr error
 	// Focus moves asynchronously after the click: re-check on the app's events for a short while.
-	ok, _, err := waitFor(ctx, env.Desktop, focusSettle, func(ctx context.Context) (bool, int, error) {
+	ok, _, err := waitFor(ctx, env.Desktop, focusSettle, "", func(ctx context.Context) (bool, int, error) {
 		if wantRef != "" {
 			if el, err := env.Desktop.Element(ctx, wantRef); err == nil && el.Node.States["focused"] {
 				got = &el

@@ -16,6 +16,7 @@ import (
 	"github.com/mcec/mcec/internal/a11yenv"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/progress"
 )
 
 // defaultLaunchTimeout is how long launch waits for the new program's window (PRODUCT.md §4).
@@ -84,6 +85,8 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 	}
 	// One budget for the window and the tree.
 	deadline := time.Now().Add(time.Duration(timeout) * time.Millisecond)
+	ctx, stop := progress.Track(ctx, "launching "+path+", waiting for its window and tree", time.Duration(timeout)*time.Millisecond)
+	defer stop()
 	before, err := env.Desktop.Windows(ctx)
 	if err != nil {
 		return nil, platformError(err)
@@ -142,7 +145,7 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 		}
 		return settle, 0, nil
 	}
-	if _, _, err := waitFor(ctx, env.Desktop, time.Until(deadline), check); err != nil {
+	if _, _, err := waitFor(ctx, env.Desktop, time.Until(deadline), "", check); err != nil {
 		return nil, err
 	}
 	if found == nil && splash != nil && slices.ContainsFunc(last, func(w platform.Window) bool { return w.Handle == splash.Handle }) {
@@ -191,9 +194,11 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 const (
 	titleQuiet  = 250 * time.Millisecond
 	titleSettle = 1500 * time.Millisecond
-	// browserTitleSettle is titleSettle for a browser, which may show its window a few seconds
-	// before the page (Firefox with a fresh profile on a loaded machine).
-	browserTitleSettle = 4 * time.Second
+	// browserTitleSettle is titleSettle for a browser, which may show its window seconds before
+	// the page (Firefox with a fresh profile on a loaded machine; Epiphany on sway beside two
+	// test runs still said "Blank page" after 4 s). Only a window that names no page yet waits
+	// this long.
+	browserTitleSettle = 8 * time.Second
 	titlePoll          = 50 * time.Millisecond
 	// pageWalkEvery is how often settleTitle looks for a page while it has found none.
 	pageWalkEvery = 150 * time.Millisecond
@@ -337,7 +342,8 @@ func awaitTree(ctx context.Context, env *Env, w *platform.Window, deadline time.
 		// The libraries name no bridge; the bus has the last word, after a short look.
 		wait = min(wait, noBridgeLook)
 	}
-	ok, _, err := waitFor(ctx, env.Desktop, wait, check)
+	progress.Seen(ctx, fmt.Sprintf("window %q is up; its accessibility tree is not yet", w.Title))
+	ok, _, err := waitFor(ctx, env.Desktop, wait, "", check)
 	if ok {
 		return true, nil
 	}

@@ -321,7 +321,7 @@ func locateActionable(ctx context.Context, d desktopReader, target WindowTarget,
 		return l, err // a ref that no longer matches will not match again
 	}
 	var failed error
-	_, _, _ = waitFor(ctx, d, actionableWait, func(ctx context.Context) (bool, int, error) {
+	_, _, _ = waitFor(ctx, d, actionableWait, "", func(ctx context.Context) (bool, int, error) {
 		next, err := locate(ctx, d, target, sel)
 		if err != nil {
 			if ctx.Err() == nil && !nearDeadline(ctx) {

@@ -174,6 +174,24 @@ func TestMinimizedWindowCapture(t *testing.T) {
 	}
 }
 
+// mcpClient connects a Go SDK client to the harness's MCP server, over in-memory transports.
+func mcpClient(t *testing.T, h *harness) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := h.d.MCPServer("stdio").Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // TestPathOnlyOverMCP: pathOnly capture results carry no image bytes anywhere in the MCP
 // response, neither in the envelope's text block nor as an image block.
 func TestPathOnlyOverMCP(t *testing.T) {
@@ -181,17 +199,7 @@ func TestPathOnlyOverMCP(t *testing.T) {
 	app := startTestApp(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := h.d.MCPServer("stdio").Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcpClient(t, h)
 
 	for _, args := range []map[string]any{
 		{"pid": app.PID, "pathOnly": true},
@@ -222,6 +230,44 @@ func TestPathOnlyOverMCP(t *testing.T) {
 		if cr.Base64 != "" || strings.Contains(text.Text, "base64") || strings.Contains(text.Text, b64[:64]) {
 			t.Fatalf("%v: the response carries image bytes: %.300s", args, text.Text)
 		}
+	}
+}
+
+// TestCaptureLinkOverMCP: link:true answers with a resource_link instead of the bytes, and
+// resources/read returns exactly the artifact's bytes.
+func TestCaptureLinkOverMCP(t *testing.T) {
+	h := newHarness(t)
+	app := startTestApp(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs := mcpClient(t, h)
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture", Arguments: map[string]any{"pid": app.PID, "link": true}})
+	if err != nil || res.IsError {
+		t.Fatalf("capture: %v %+v", err, res)
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("%d content blocks, want the envelope and a link", len(res.Content))
+	}
+	env := contracttest.Check(t, []byte(res.Content[0].(*mcp.TextContent).Text))
+	var cr captureResult
+	if err := env.DecodeResult(&cr); err != nil {
+		t.Fatal(err)
+	}
+	link, ok := res.Content[1].(*mcp.ResourceLink)
+	if !ok || link.URI != cr.URI || cr.Base64 != "" || link.MIMEType != "image/png" || link.Size == nil || *link.Size != int64(cr.Bytes) {
+		t.Fatalf("block %#v for result %+v", res.Content[1], cr)
+	}
+	onDisk, err := os.ReadFile(cr.Artifact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(read.Contents[0].Blob, onDisk) {
+		t.Errorf("resources/read gave %d bytes, the artifact has %d", len(read.Contents[0].Blob), len(onDisk))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mcec/mcec/internal/imaging"
 	"github.com/mcec/mcec/internal/ocr"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/progress"
 )
 
 // TextWord is one word get-text read, in absolute screen pixels.
@@ -88,6 +89,9 @@ func textBoxes(res ocr.Result, m screenMap) ([]TextLine, []TextWord) {
 func recognize(ctx context.Context, img *image.RGBA, what string) (ocr.Result, error) {
 	octx, cancel := context.WithTimeout(ctx, ocrDeadline)
 	defer cancel()
+	b := img.Bounds()
+	octx, stop := progress.Track(octx, fmt.Sprintf("reading the text of %s by OCR (%dx%d px)", what, b.Dx(), b.Dy()), ocrDeadline)
+	defer stop()
 	got, err := ocr.Recognize(octx, img, ocr.Options{})
 	if errors.Is(err, ocr.ErrUnavailable) {
 		return got, contract.Errorf(contract.CodeOCRUnavailable, "OCR needs Tesseract, which is not installed on the mcec host: apt-get install tesseract-ocr (Debian/Ubuntu)")

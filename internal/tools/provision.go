@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/progress"
 	"github.com/mcec/mcec/internal/provision"
 )
 
@@ -64,7 +65,9 @@ func provisionSessionTool(env *Env) *catalog.Tool {
 			if env.Provision == nil {
 				return nil, notAuthorized()
 			}
-			inst, err := env.Provision.Provision(ctx)
+			pctx, stop := progress.Track(ctx, "starting an isolated instance (its desktop, buses and server)", 0)
+			inst, err := env.Provision.Provision(pctx)
+			stop()
 			if err != nil {
 				return nil, contract.Errorf(contract.CodeProvisioningFailed, "%v", err)
 			}

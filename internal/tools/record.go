@@ -11,6 +11,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/progress"
 	"github.com/mcec/mcec/internal/screencast"
 )
 
@@ -168,10 +169,12 @@ func startRecording(ctx context.Context, env *Env, call *catalog.Call, in *recor
 		return &recordResult{State: "recording", File: o.Path, Frames: 1, FPS: o.FPS, Width: w, Height: h,
 			Target: target, MaxDurationMs: limit.Milliseconds()}, nil
 	}
+	_, stop := progress.Track(ctx, "recording", o.Duration)
 	select {
 	case <-rec.Done():
 	case <-ctx.Done(): // the caller gave up: stop early, the GIF is still written
 	}
+	stop()
 	res := rec.Stop()
 	env.Recordings.Release(rec)
 	return recordResponse(res, resp)

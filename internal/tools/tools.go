@@ -41,6 +41,9 @@ type Env struct {
 	// Stop is the operator's emergency stop, which session-status reports (gestures meet it
 	// through Gate); nil on servers without one.
 	Stop EmergencyStop
+	// CaptureLinks makes capture answer with a link to its artifact by default (link), for MCP
+	// clients that read resources: --capture-links.
+	CaptureLinks bool
 }
 
 // Desktop is the desktop as tools see it: every role but input, which only a hold of the input

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/progress"
 )
 
 // maxWait bounds every wait so one call cannot hold a connection for ever.
@@ -39,8 +40,16 @@ type checkFunc func(ctx context.Context) (done bool, pid int, err error)
 // accessibility events of the process check names, and polling as a fallback. Transient
 // failures (the window not there yet, an app not answering) keep the wait going; the last one is
 // returned with a timeout so the caller can say what it saw. Other errors end the wait at once.
-func waitFor(ctx context.Context, d desktopReader, timeout time.Duration, check checkFunc) (ok bool, stats WaitStats, err error) {
+// A wait the agent asked for names what it waits for ("waiting for …"), which progress reports
+// carry with what the checks last saw (progress.Seen; a transient failure's detail by
+// default); internal waits pass "".
+func waitFor(ctx context.Context, d desktopReader, timeout time.Duration, what string, check checkFunc) (ok bool, stats WaitStats, err error) {
 	start := time.Now()
+	if what != "" {
+		var stop func()
+		ctx, stop = progress.Track(ctx, what, timeout)
+		defer stop()
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	defer func() { stats.WaitedMs = time.Since(start).Milliseconds() }()
@@ -69,6 +78,9 @@ func waitFor(ctx context.Context, d desktopReader, timeout time.Duration, check 
 			return false, stats, err
 		}
 		lastErr = err
+		if err != nil && progress.Tracked(ctx) {
+			progress.Seen(ctx, "last attempt: "+err.Error())
+		}
 		if done {
 			return true, stats, nil
 		}

@@ -28,7 +28,7 @@ func TestWaitEndsWithTheCancellationsReason(t *testing.T) {
 	shutdown := contract.Errorf(contract.CodeServerShuttingDown, "stopping")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	checks := 0
-	ok, _, err := waitFor(ctx, eventlessDesktop{}, 10*time.Second, func(context.Context) (bool, int, error) {
+	ok, _, err := waitFor(ctx, eventlessDesktop{}, 10*time.Second, "", func(context.Context) (bool, int, error) {
 		checks++
 		if checks == 1 {
 			cancel(shutdown)
@@ -41,7 +41,7 @@ func TestWaitEndsWithTheCancellationsReason(t *testing.T) {
 	// A plain cancellation (the client went away) is still no error of its own.
 	ctx, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel2()
-	if ok, _, err := waitFor(ctx, eventlessDesktop{}, 10*time.Second, func(context.Context) (bool, int, error) { return false, 0, nil }); ok || err != nil {
+	if ok, _, err := waitFor(ctx, eventlessDesktop{}, 10*time.Second, "", func(context.Context) (bool, int, error) { return false, 0, nil }); ok || err != nil {
 		t.Fatalf("ok=%v err=%v after the caller's deadline", ok, err)
 	}
 }

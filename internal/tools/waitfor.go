@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
+	"github.com/mcec/mcec/internal/progress"
 )
 
 // defaultWaitTimeout is wait-for's timeout when none is given (PRODUCT.md §8).
@@ -86,9 +87,14 @@ func waitForTool(env *Env) *catalog.Tool {
 				if err != nil {
 					return false, l.window.ProcessID, err
 				}
-				return holds(cond, in.Text, l), l.window.ProcessID, nil
+				ok := holds(cond, in.Text, l)
+				if !ok && progress.Tracked(ctx) {
+					progress.Seen(ctx, lastSeen(l, nil, in.Element, in.Format))
+				}
+				return ok, l.window.ProcessID, nil
 			}
-			ok, stats, err := waitFor(ctx, env.Desktop, time.Duration(timeout)*time.Millisecond, check)
+			ok, stats, err := waitFor(ctx, env.Desktop, time.Duration(timeout)*time.Millisecond,
+				"waiting until "+in.Element.String()+" "+conditionGoal(cond, in.Text), check)
 			if ok {
 				res := findResponse(call, findResult{Waited: &stats}, last, in.Format, resp)
 				return &waitForResult{findResult: *res, Condition: cond}, nil
@@ -150,6 +156,24 @@ func conditionText(cond, text string) string {
 		return fmt.Sprintf("did not come to hold %q", text)
 	default:
 		return fmt.Sprintf("did not get the value %q", text)
+	}
+}
+
+// conditionGoal says what a wait waits for, for its progress reports.
+func conditionGoal(cond, text string) string {
+	switch cond {
+	case "appears":
+		return "appears"
+	case "disappears":
+		return "disappears"
+	case "enabled":
+		return "is enabled"
+	case "focused":
+		return "has the focus"
+	case "contains":
+		return fmt.Sprintf("holds %q", text)
+	default:
+		return fmt.Sprintf("has the value %q", text)
 	}
 }
 

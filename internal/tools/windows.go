@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/progress"
 )
 
 var windowConditions = []string{"appears", "disappears", "foreground"}
@@ -84,6 +86,9 @@ func waitWindows(ctx context.Context, env *Env, in *windowsArgs, filter WindowTa
 			return false, 0, platformError(err)
 		}
 		all, matched = ws, filter.filter(ws)
+		if progress.Tracked(ctx) {
+			progress.Seen(ctx, fmt.Sprintf("last seen: %d windows, %d matching", len(all), len(matched)))
+		}
 		switch cond {
 		case "disappears":
 			return len(matched) == 0, 0, nil
@@ -102,7 +107,11 @@ func waitWindows(ctx context.Context, env *Env, in *windowsArgs, filter WindowTa
 		ok, _, err = check(ctx)
 		stats.Checks = 1
 	} else {
-		ok, stats, err = waitFor(ctx, env.Desktop, time.Duration(in.Timeout)*time.Millisecond, check)
+		ok, stats, err = waitFor(ctx, env.Desktop, time.Duration(in.Timeout)*time.Millisecond,
+			"waiting until a window "+filter.String()+" "+windowGoal(cond), check)
+	}
+	if err == nil && !ok && ctx.Err() != nil {
+		err = context.Cause(ctx) // cut short by the caller, not a wait that did not hold
 	}
 	if err != nil {
 		return nil, err
@@ -124,4 +133,15 @@ func infos(ws []platform.Window) []WindowInfo {
 		out = append(out, windowInfo(w))
 	}
 	return out
+}
+
+// windowGoal says what a windows wait waits for, for its progress reports.
+func windowGoal(cond string) string {
+	switch cond {
+	case "disappears":
+		return "is gone"
+	case "foreground":
+		return "is in the foreground"
+	}
+	return "appears"
 }

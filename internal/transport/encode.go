@@ -54,17 +54,18 @@ func (p *preEncoded) MarshalJSON() ([]byte, error) { return p.wire, nil }
 
 // Placeholders for the big strings in a result's skeleton.
 var (
-	textMark  = "\x00mcec-text\x00"
-	imageMark = []byte("\x00mcec-image\x00")
+	textMark       = "\x00mcec-text\x00"
+	imageMark      = []byte("\x00mcec-image\x00")
+	structuredMark = "\x00mcec-structured\x00"
 )
 
 // preEncode is receiving middleware for tools/call results that carry a large envelope (and a
 // capture's image). The SDK marshals the result's content blocks one by one and then the
-// result, and encoding/json re-scans each Marshaler's output: the envelope text and the image
-// base64 (≈ 150 KB each for a full screen) were scanned twice more than needed, ≈ 6 ms of CPU per
-// capture. preEncode has the SDK marshal the result with placeholders instead of the two big
-// strings, so every other field stays the SDK's, and splices the strings in; the SDK then scans
-// the whole once. The bytes are the same (TestPreEncodeMatchesSDK).
+// result, and encoding/json re-scans each Marshaler's output: the envelope text, its copy as
+// structuredContent and the image base64 (≈ 150 KB each for a full screen) were scanned twice
+// more than needed, ≈ 6 ms of CPU per capture. preEncode has the SDK marshal the result with
+// placeholders instead of the big values, so every other field stays the SDK's, and splices the
+// values in; the SDK then scans the whole once. The bytes are the same (TestPreEncodeMatchesSDK).
 func preEncode(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -83,8 +84,15 @@ func preEncode(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// splice is one placeholder of a skeleton and the bytes that replace it.
+type splice struct {
+	mark []byte // as it appears in the skeleton's JSON
+	with func(out []byte) []byte
+}
+
 // encodeToolResult marshals r as the SDK would when its content is a large text block,
-// optionally followed by an image block; ok is false for any other shape.
+// optionally followed by an image block, and its structuredContent, if any, is the text's JSON
+// as a json.RawMessage; ok is false for any other shape.
 func encodeToolResult(r *mcp.CallToolResult) ([]byte, bool) {
 	if len(r.Content) == 0 || len(r.Content) > 2 {
 		return nil, false
@@ -99,6 +107,19 @@ func encodeToolResult(r *mcp.CallToolResult) ([]byte, bool) {
 			return nil, false
 		}
 	}
+	var structured []byte
+	if r.StructuredContent != nil {
+		// Taken only when it is the text block's own compact JSON, which the SDK would write
+		// HTML-escaped (CallToolResult.MarshalJSON uses json.Marshal).
+		raw, ok := r.StructuredContent.(json.RawMessage)
+		if !ok || string(raw) != text.Text || !compactJSON(raw) {
+			return nil, false
+		}
+		var esc bytes.Buffer
+		esc.Grow(len(raw))
+		json.HTMLEscape(&esc, raw)
+		structured = esc.Bytes()
+	}
 	// The skeleton: a copy of r (unexported fields included) with placeholder content.
 	skel := *r
 	t := *text
@@ -109,6 +130,9 @@ func encodeToolResult(r *mcp.CallToolResult) ([]byte, bool) {
 		im.Data = imageMark
 		skel.Content = append(skel.Content, &im)
 	}
+	if structured != nil {
+		skel.StructuredContent = structuredMark
+	}
 	var sb bytes.Buffer
 	enc := json.NewEncoder(&sb)
 	enc.SetEscapeHTML(false) // as the SDK's jsonrpc layer encodes results
@@ -116,37 +140,47 @@ func encodeToolResult(r *mcp.CallToolResult) ([]byte, bool) {
 		return nil, false
 	}
 	s := bytes.TrimRight(sb.Bytes(), "\n")
-	textAt := placeholderAt(s, []byte(`"\u0000mcec-text\u0000"`))
-	if textAt < 0 {
-		return nil, false
-	}
 	textJSON, err := json.Marshal(text.Text) // as TextContent.MarshalJSON escapes it
 	if err != nil {
 		return nil, false
 	}
-	imageAt, imageQ := -1, []byte(nil)
-	if image != nil {
-		imageQ = []byte(`"` + base64.StdEncoding.EncodeToString(imageMark) + `"`)
-		if imageAt = placeholderAt(s, imageQ); imageAt < textAt {
-			return nil, false
-		}
-	}
-	textEnd := textAt + len(`"\u0000mcec-text\u0000"`)
-	n := len(s) + len(textJSON)
+	n := len(s) + len(textJSON) + len(structured)
+	splices := []splice{{mark: []byte(`"\u0000mcec-text\u0000"`), with: func(out []byte) []byte { return append(out, textJSON...) }}}
 	if image != nil {
 		n += base64.StdEncoding.EncodedLen(len(image.Data))
+		splices = append(splices, splice{mark: []byte(`"` + base64.StdEncoding.EncodeToString(imageMark) + `"`),
+			with: func(out []byte) []byte {
+				out = append(out, '"')
+				out = base64.StdEncoding.AppendEncode(out, image.Data)
+				return append(out, '"')
+			}})
+	}
+	if structured != nil {
+		splices = append(splices, splice{mark: []byte(`"\u0000mcec-structured\u0000"`),
+			with: func(out []byte) []byte { return append(out, structured...) }})
 	}
 	out := make([]byte, 0, n)
-	out = append(out, s[:textAt]...)
-	out = append(out, textJSON...)
-	if image == nil {
-		return append(out, s[textEnd:]...), true
+	from := 0
+	for _, sp := range splices { // in the order the SDK writes the fields
+		at := placeholderAt(s, sp.mark)
+		if at < from {
+			return nil, false
+		}
+		out = append(out, s[from:at]...)
+		out = sp.with(out)
+		from = at + len(sp.mark)
 	}
-	out = append(out, s[textEnd:imageAt]...)
-	out = append(out, '"')
-	out = base64.StdEncoding.AppendEncode(out, image.Data)
-	out = append(out, '"')
-	return append(out, s[imageAt+len(imageQ):]...), true
+	return append(out, s[from:]...), true
+}
+
+// compactJSON reports whether b has no whitespace outside its strings, so that encoding/json's
+// compaction of a json.RawMessage leaves it as it is.
+func compactJSON(b []byte) bool {
+	var c bytes.Buffer
+	if err := json.Compact(&c, b); err != nil {
+		return false
+	}
+	return c.Len() == len(b)
 }
 
 // placeholderAt is the offset of the one occurrence of q in s, or -1 (none, or several).

@@ -127,6 +127,20 @@ func TestPreEncodeMatchesSDK(t *testing.T) {
 			r.Content = []mcp.Content{&mcp.TextContent{Text: big}, &mcp.ImageContent{Data: png, MIMEType: "image/png"}}
 			return r
 		}(), true},
+		{"structured, with image", func() *mcp.CallToolResult {
+			env := `{"ok":true,"r":"<&>\u2028` + big + `"}`
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: env}, &mcp.ImageContent{Data: png, MIMEType: "image/png"}},
+				StructuredContent: json.RawMessage(env)}
+		}(), true},
+		{"structured, error", func() *mcp.CallToolResult {
+			env := `{"ok":false,"e":"` + big + `"}`
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: env}}, StructuredContent: json.RawMessage(env)}
+		}(), true},
+		{"structured, not the text", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"a":"` + big + `"}`}},
+			StructuredContent: json.RawMessage(`{"b":1}`)}, false},
+		{"structured, not compact", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"a": "` + big + `"}`}},
+			StructuredContent: json.RawMessage(`{"a": "` + big + `"}`)}, false},
+		{"structured, a map", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}}, StructuredContent: map[string]any{"a": 1}}, false},
 		{"placeholder in text", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big + textMark}}}, true},
 		{"placeholder in meta", &mcp.CallToolResult{Meta: mcp.Meta{"x": textMark}, Content: []mcp.Content{&mcp.TextContent{Text: big}}}, false},
 		{"small", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "{}"}}}, false},
@@ -143,7 +157,11 @@ func TestPreEncodeMatchesSDK(t *testing.T) {
 				return
 			}
 			if !bytes.Equal(b, want) {
-				t.Fatalf("pre-encoded result differs:\n got %.300s\nwant %.300s", b, want)
+				i := 0
+				for i < len(b) && i < len(want) && b[i] == want[i] {
+					i++
+				}
+				t.Fatalf("pre-encoded result differs at %d:\n got %.300s\nwant %.300s", i, b[max(0, i-50):], want[max(0, i-50):])
 			}
 			if got := sdkMarshal(t, &preEncoded{CallToolResult: c.res, wire: b}); !bytes.Equal(got, want) {
 				t.Fatalf("as the SDK marshals it:\n got %.300s\nwant %.300s", got, want)

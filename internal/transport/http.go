@@ -166,7 +166,7 @@ func newHTTPHandler(d *dispatch.Dispatcher, newServer func() *mcp.Server, door F
 	sdk := mcp.NewStreamableHTTPHandler(sessions.getServer(newServer), &mcp.StreamableHTTPOptions{
 		Logger: log, MaxRequestBodyBytes: MaxBodyBytes, SessionTimeout: lim.SessionIdleTimeout})
 	mux := http.NewServeMux()
-	mux.Handle(mcpPath, sessions.wrap(sdk, lim))
+	mux.Handle(mcpPath, scopeRequests(sessions.wrap(sdk, lim)))
 	mux.HandleFunc(facadePathPrefix+"{tool}", func(w http.ResponseWriter, r *http.Request) {
 		serveFacade(w, r, d)
 	})

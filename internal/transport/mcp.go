@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/progress"
 )
 
 // ServerInfo names the implementation in MCP initialize.
@@ -26,8 +27,10 @@ type ServerInfo struct {
 }
 
 // NewMCPServer builds an MCP server whose tools are the dispatcher's catalog. Every tools/call
-// answers with the envelope as one text block, isError = !ok, and a capture's PNG as an extra
-// image block. An unknown tool stays a JSON-RPC error: it is a protocol fault, not a tool outcome.
+// answers with the envelope as one text block, the same envelope as structuredContent (each
+// tool's outputSchema describes it), isError = !ok, and a capture's PNG as an extra image block
+// (or a resource_link to it). The artifacts of the sessions the client called in are its
+// resources (resources.go). An unknown tool stays a JSON-RPC error: it is a protocol fault, not a tool outcome.
 func NewMCPServer(d *dispatch.Dispatcher, info ServerInfo) *mcp.Server {
 	log := info.Logger
 	if log == nil {
@@ -36,6 +39,8 @@ func NewMCPServer(d *dispatch.Dispatcher, info ServerInfo) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: info.Name, Version: info.Version},
 		&mcp.ServerOptions{Instructions: info.Instructions, Logger: log})
 	srv.AddReceivingMiddleware(preEncode)
+	artifacts := &artifactResources{}
+	artifacts.install(srv)
 	for _, t := range d.Catalog().Tools() {
 		readOnly := t.Annotations.ReadOnly
 		destructive := t.Annotations.Destructive
@@ -48,16 +53,38 @@ func NewMCPServer(d *dispatch.Dispatcher, info ServerInfo) *mcp.Server {
 				DestructiveHint: &destructive, OpenWorldHint: &openWorld,
 			},
 		}
+		if len(t.OutputSchema) > 0 {
+			tool.OutputSchema = json.RawMessage(t.OutputSchema)
+		}
 		name := t.Name
 		srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return callTool(dispatch.WithTransport(ctx, info.Transport), d, name, req.Params.Arguments)
+			ctx, unbind := bindToRequest(ctx, req.Extra)
+			defer unbind()
+			return callTool(withProgress(dispatch.WithTransport(ctx, info.Transport), req), d, artifacts, name, req.Params.Arguments)
 		})
 	}
 	return srv
 }
 
-func callTool(ctx context.Context, d *dispatch.Dispatcher, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+// withProgress sends the call's progress (internal/progress) as notifications/progress when
+// the client asked for it with a progress token: seconds elapsed as progress, the call's
+// budget in seconds as total, and what it waits for and last saw as the message.
+func withProgress(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	tok := req.Params.GetProgressToken()
+	if tok == nil || req.Session == nil {
+		return ctx
+	}
+	return progress.WithReporter(ctx, func(u progress.Update) {
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
+			Progress: u.Elapsed.Seconds(), Total: u.Budget.Seconds(), Message: u.Message})
+	})
+}
+
+func callTool(ctx context.Context, d *dispatch.Dispatcher, artifacts *artifactResources, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	out, err := d.Call(ctx, name, args)
+	if err == nil {
+		artifacts.note(out.Session)
+	}
 	if errors.Is(err, dispatch.ErrUnknownTool) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
@@ -69,9 +96,13 @@ func callTool(ctx context.Context, d *dispatch.Dispatcher, name string, args jso
 	if err != nil {
 		return nil, err
 	}
-	res := &mcp.CallToolResult{IsError: !out.Envelope.OK(), Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
+	res := &mcp.CallToolResult{IsError: !out.Envelope.OK(), Content: []mcp.Content{&mcp.TextContent{Text: string(body)}},
+		StructuredContent: json.RawMessage(body)}
 	if out.Image != nil {
 		res.Content = append(res.Content, &mcp.ImageContent{Data: out.Image.Data, MIMEType: out.Image.MIMEType})
+	}
+	if l := out.Link; l != nil {
+		res.Content = append(res.Content, &mcp.ResourceLink{URI: l.URI, Name: l.Name, MIMEType: l.MIMEType, Size: &l.Size})
 	}
 	return res, nil
 }

@@ -3,10 +3,14 @@
 //   node sdk-smoke.mjs stdio <mcec binary>   starts `mcec mcp --headless --launch gtk3-widget-factory`
 //   node sdk-smoke.mjs http <url of /mcp>    talks to a running `mcec serve` that launched the factory
 //
-// It lists the tools, waits for the factory's window with `windows`, reads its tree with `query`,
-// captures it with `capture` (checking the image block) and makes one failing `query` (checking
-// isError). Every envelope it sees is printed as one JSON line {step, isError, envelope, image} so
+// It lists the tools (each with an outputSchema), waits for the factory's window with `windows`,
+// reads its tree with `query`, captures it with `capture` (checking the image block), makes one
+// failing `query` (checking isError), hears progress during a `wait-for`, aborts another one
+// (the session then says call-cancelled), and reads a linked capture back with resources/read.
+// Every result's structuredContent is validated by the SDK against the tool's outputSchema and
+// must equal the envelope. Every envelope it sees is printed as one JSON line {step, isError, envelope, image} so
 // the Go test can check it against the contract; any failed expectation exits non-zero.
+import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -48,6 +52,8 @@ async function call(step, name, args) {
   const image = img ? { mimeType: img.mimeType, bytes: Buffer.from(img.data, "base64").length, png: Buffer.from(img.data, "base64").subarray(1, 4).toString() === "PNG" } : null;
   console.log(JSON.stringify({ step, isError: result.isError === true, envelope: text.text, image }));
   if ((result.isError === true) !== (env.ok === false)) fail(`${step}: isError=${result.isError} but ok=${env.ok}`);
+  // The SDK validated structuredContent against the tool's outputSchema; it is the envelope.
+  if (JSON.stringify(result.structuredContent) !== JSON.stringify(env)) fail(`${step}: structuredContent is not the envelope`);
   return { env, result, image };
 }
 
@@ -63,6 +69,9 @@ try {
     if (!byName[want]?.inputSchema) fail(`tools/list lacks ${want}`);
   }
   if (byName.windows.annotations?.readOnlyHint !== true) fail("windows is not annotated read-only");
+  for (const t of tools) {
+    if (t.outputSchema?.type !== "object") fail(`${t.name} advertises no outputSchema`);
+  }
 
   let pid = 0;
   while (!pid) {
@@ -93,6 +102,53 @@ try {
 
   const miss = await call("query-missing", "query", { window: "no such window" });
   if (!miss.result.isError || miss.env.error.code !== "window-not-found") fail(`failing query: ${JSON.stringify(miss.env)}`);
+
+  // Progress: a 2.5 s wait that cannot hold reports what it waits for while it runs.
+  const heard = [];
+  const waited = await client.callTool(
+    { name: "wait-for", arguments: { pid, element: { name: "no such element anywhere" }, timeout: 2500 } },
+    undefined,
+    { onprogress: (p) => heard.push(p) },
+  );
+  const waitEnv = JSON.parse(waited.content[0].text);
+  console.log(JSON.stringify({ step: "wait-progress", isError: waited.isError === true, envelope: waited.content[0].text, image: null }));
+  if (waitEnv.error?.code !== "wait-condition-timeout") fail(`wait-for: ${JSON.stringify(waitEnv)}`);
+  if (heard.length < 1 || !heard.every((p) => p.message?.startsWith("waiting until ") && p.total === 2.5)) {
+    fail(`progress during wait-for: ${JSON.stringify(heard)}`);
+  }
+
+  // Cancellation: a 30 s wait aborted after its first progress report ends at once, and the
+  // session says why.
+  const ac = new AbortController();
+  const cancelled = client.callTool(
+    { name: "wait-for", arguments: { pid, element: { name: "never there" }, timeout: 30000 } },
+    undefined,
+    { signal: ac.signal, onprogress: () => ac.abort() },
+  );
+  const abortedAt = Date.now();
+  await cancelled.then(() => fail("the aborted call resolved"), () => {});
+  for (;;) {
+    const st = await call("session-status", "session-status", {});
+    if (st.env.result.lastError?.code === "call-cancelled") break;
+    if (Date.now() - abortedAt > 5000) fail(`5 s after the abort the session says ${JSON.stringify(st.env.result.lastError)}`);
+    await pause();
+  }
+
+  // Artifacts as resources: a linked capture reads back byte for byte; a session this client
+  // never called in is refused.
+  const linked = await call("capture-link", "capture", { pid, maxWidth: 320, link: true });
+  const link = linked.result.content.find((b) => b.type === "resource_link");
+  if (!linked.env.ok || !link || link.uri !== linked.env.result.uri || linked.env.result.base64 || linked.image) {
+    fail(`capture with link: ${JSON.stringify(linked.result.content.map((b) => b.type))} ${JSON.stringify(linked.env.result)}`);
+  }
+  const read = await client.readResource({ uri: link.uri });
+  const bytes = Buffer.from(read.contents[0].blob, "base64");
+  if (!bytes.equals(readFileSync(linked.env.result.artifact))) fail("resources/read does not return the artifact's bytes");
+  const listed = await client.listResources();
+  if (!listed.resources.some((r) => r.uri === link.uri)) fail("resources/list lacks the capture");
+  const foreign = link.uri.replace(/session\/[^/]+\//, "session/s-000000000000/");
+  await client.readResource({ uri: foreign }).then(() => fail(`read ${foreign}`), () => {});
+  console.log(JSON.stringify({ step: "resources", isError: false, envelope: JSON.stringify(linked.env), image: null }));
 } catch (err) {
   fail(err?.stack ?? String(err));
 } finally {

@@ -82,15 +82,17 @@ func (d *Daemon) Call(t testing.TB, tool string, args any) contract.Envelope {
 	return contracttest.Check(t, contracttest.CheckEnvelope(t, out))
 }
 
-// checkResult fails the test when a success's result does not match the tool's result schema
-// (catalog.Tool.CheckResult): the schema docs/tools.md shows is the one tools keep to.
+// checkResult fails the test when an envelope does not match the tool's outputSchema
+// (catalog.Tool.CheckOutput): the schema tools/list advertises and docs/tools.md shows is the
+// one tools keep to.
 func checkResult(t testing.TB, cat *catalog.Catalog, tool string, env contract.Envelope) {
 	t.Helper()
-	if !env.OK() {
-		return
-	}
 	if tl, ok := cat.Lookup(tool); ok {
-		if err := tl.CheckResult(env.Result()); err != nil {
+		b, err := env.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tl.CheckOutput(b); err != nil {
 			t.Errorf("%v", err)
 		}
 	}

@@ -261,16 +261,33 @@ func (s *suite) benchToolTokens(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// What tool-use APIs put before a model: each tool's name, description and input schema.
+	// The outputSchema is the client's, to validate results with.
+	type modelTool struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		InputSchema any    `json:"input_schema"`
+	}
+	var seen []modelTool
+	for _, t := range tools.Tools {
+		seen = append(seen, modelTool{t.Name, t.Description, t.InputSchema})
+	}
+	model, err := json.Marshal(seen)
+	if err != nil {
+		return err
+	}
 	instr := ""
 	if init := s.stdio.cs.InitializeResult(); init != nil {
 		instr = init.Instructions
 	}
-	n, err := countTokens(ctx, []string{string(list), instr})
+	n, err := countTokens(ctx, []string{string(list), instr, string(model)})
 	if err != nil {
 		return err
 	}
-	s.add(row{What: fmt.Sprintf("`tools/list` (%d tools, with schemas)", len(tools.Tools)), Mcec: tokBytes(n[0], len(list)),
-		Against: "—", Ref: "—", Comments: "paid once per session, before the first call"})
+	s.add(row{What: fmt.Sprintf("`tools/list` as a model sees it (%d tools: name, description, input schema)", len(tools.Tools)),
+		Mcec: tokBytes(n[2], len(model)), Against: "—", Ref: "—", Comments: "paid once per session, before the first call"})
+	s.add(row{What: "`tools/list` on the wire (with each tool's outputSchema)", Mcec: tokBytes(n[0], len(list)),
+		Against: "—", Ref: "—", Comments: "read once by the client, which validates results with the output schemas"})
 	s.add(row{What: "`initialize` instructions (the agent guide)", Mcec: tokBytes(n[1], len(instr)), Against: "—", Ref: "—",
 		Comments: "paid once per session"})
 	return nil
