@@ -81,7 +81,11 @@ type Options struct {
 	Gate Freezer
 	// Timeout is how long a request waits for the operator (0: DefaultTimeout).
 	Timeout time.Duration
-	Log     *slog.Logger
+	// ViaClient lets the agent's own MCP client ask its human (elicitation, form mode) when
+	// the call carries a ClientPrompter: the operator allowed it in the configuration. Its
+	// answers are of lower trust than the operator's, so they grant only what was asked.
+	ViaClient bool
+	Log       *slog.Logger
 }
 
 // Outcome is a successful request's result.
@@ -90,6 +94,9 @@ type Outcome struct {
 	AlreadyEnabled []string
 	// Asked says whether the operator was asked (false: all enabled, or grant-any-later).
 	Asked bool
+	// AnsweredBy is who answered when someone was asked: "operator" (mcec consent, the
+	// on-screen dialog) or "client" (the human at the agent's MCP client).
+	AnsweredBy string
 }
 
 // Broker is safe for concurrent use.
@@ -109,8 +116,14 @@ type Broker struct {
 type pending struct {
 	q         Question
 	published bool // the gate is held and prompters may see it
-	answer    chan Answer
+	answer    chan answer
 	answered  bool
+}
+
+// answer is a decision and who made it (AnsweredBy).
+type answer struct {
+	a  Answer
+	by string
 }
 
 // Freezer keeps every gesture out while it is held (inputgate.Gate.Freeze).
@@ -191,7 +204,11 @@ func (b *Broker) Request(ctx context.Context, names []string, reason, session st
 
 	ctx, cancel := context.WithTimeout(ctx, b.opts.Timeout)
 	defer cancel()
-	p, err := b.open(gated, reason, session)
+	client := clientPrompterOf(ctx)
+	if !b.opts.ViaClient {
+		client = nil
+	}
+	p, err := b.open(gated, reason, session, client != nil)
 	if err != nil || p == nil { // p == nil: granted at once (grant-any-later)
 		if err == nil {
 			out.Granted = gated
@@ -212,7 +229,15 @@ func (b *Broker) Request(ctx context.Context, names []string, reason, session st
 	p.published = true
 	b.notifyLocked()
 	b.mu.Unlock()
-	b.opts.Log.Warn("consent requested", "id", p.q.ID, "commands", p.q.Commands, "session", session)
+	b.opts.Log.Warn("consent requested", "id", p.q.ID, "commands", p.q.Commands, "session", session, "viaClient", client != nil)
+	if client != nil {
+		// The operator's prompter may answer first; the client's question ends with ctx.
+		go func() {
+			if a, ok := client(ctx, p.q); ok {
+				_ = b.deliver(p.q.ID, answer{a: a, by: "client"}, false)
+			}
+		}()
+	}
 
 	select {
 	case a := <-p.answer:
@@ -231,9 +256,13 @@ func (b *Broker) Request(ctx context.Context, names []string, reason, session st
 	}
 }
 
-// apply carries out the operator's answer.
-func (b *Broker) apply(p *pending, a Answer, gated []string, out Outcome) (Outcome, error) {
-	b.opts.Log.Warn("consent answered", "id", p.q.ID, "answer", string(a))
+// apply carries out the answer.
+func (b *Broker) apply(p *pending, ans answer, gated []string, out Outcome) (Outcome, error) {
+	a := ans.a
+	if ans.by == "client" && a == GrantAnyLater {
+		a = Grant // a lower-trust answer never opens later requests
+	}
+	b.opts.Log.Warn("consent answered", "id", p.q.ID, "answer", string(a), "by", ans.by)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch a {
@@ -244,7 +273,7 @@ func (b *Broker) apply(p *pending, a Answer, gated []string, out Outcome) (Outco
 		b.anyLater = true
 	}
 	b.opts.Commands.Grant(gated)
-	out.Granted, out.Asked = gated, true
+	out.Granted, out.Asked, out.AnsweredBy = gated, true, ans.by
 	return out, nil
 }
 
@@ -267,7 +296,7 @@ func deniedError() error {
 
 // open registers the question, or decides at once: nil pending with nil error means granted
 // without asking (grant-any-later).
-func (b *Broker) open(gated []string, reason, session string) (*pending, error) {
+func (b *Broker) open(gated []string, reason, session string, viaClient bool) (*pending, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
@@ -280,14 +309,14 @@ func (b *Broker) open(gated []string, reason, session string) (*pending, error) 
 		b.opts.Commands.Grant(gated)
 		b.opts.Log.Warn("consent granted without asking (grant-any-later)", "commands", gated, "session", session)
 		return nil, nil
-	case !b.availableLocked():
+	case !b.availableLocked() && !viaClient:
 		return nil, contract.Errorf(contract.CodeConsentUnavailable,
 			"no consent prompter is running, so the operator cannot be asked: they can run `mcec consent` in a terminal, "+
 				"or start mcec with --allow-all. Do not retry until they say so")
 	}
 	b.seq++
 	now := time.Now()
-	b.pending = &pending{answer: make(chan Answer, 1), q: Question{
+	b.pending = &pending{answer: make(chan answer, 1), q: Question{
 		ID: "c" + strconv.Itoa(b.seq), Commands: gated, Reason: Neutralize(reason), Session: session,
 		Asked: now, Deadline: now.Add(b.opts.Timeout)}}
 	return b.pending, nil
@@ -343,20 +372,27 @@ var ErrClosed = errors.New("this request is no longer open (answered elsewhere, 
 
 // Answer delivers the operator's decision on question id.
 func (b *Broker) Answer(id string, a Answer) error {
-	switch a {
+	return b.deliver(id, answer{a: a, by: "operator"}, true)
+}
+
+// deliver hands an answer to the open question id; an operator's prompter counts as active.
+func (b *Broker) deliver(id string, ans answer, operator bool) error {
+	switch ans.a {
 	case Grant, GrantAnyLater, Deny:
 	default:
-		return fmt.Errorf("unknown answer %q (want grant, grant-any-later or deny)", a)
+		return fmt.Errorf("unknown answer %q (want grant, grant-any-later or deny)", ans.a)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.lastActive = time.Now()
+	if operator {
+		b.lastActive = time.Now()
+	}
 	p := b.pending
 	if p == nil || p.q.ID != id || !p.published || p.answered {
 		return ErrClosed
 	}
 	p.answered = true
-	p.answer <- a
+	p.answer <- ans
 	return nil
 }
 

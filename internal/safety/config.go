@@ -39,6 +39,12 @@ type File struct {
 		Enabled *bool   `toml:"enabled"`
 		Hotkey  *string `toml:"hotkey"`
 	} `toml:"emergency_stop"`
+	// Consent configures who may answer request-command-access besides the operator.
+	Consent struct {
+		// ViaClient lets the agent's MCP client ask its human (elicitation, form mode), of
+		// lower trust than the operator's own consent. Off by default.
+		ViaClient *bool `toml:"via_client"`
+	} `toml:"consent"`
 	// Evidence configures what session evidence keeps (internal/evidence).
 	Evidence struct {
 		// WithholdTypedText leaves all typed and clipboard text out of the evidence, not only
@@ -111,6 +117,9 @@ type Settings struct {
 	// WithholdTypedText: the evidence keeps no typed or clipboard text at all (default off:
 	// only text typed into password fields is withheld).
 	WithholdTypedText bool
+	// ConsentViaClient: request-command-access may ask the human at the agent's MCP client
+	// (elicitation) when the operator's prompter is not there or has not answered yet.
+	ConsentViaClient bool
 }
 
 // EmergencyStop configures the emergency stop's hotkey. Disabling it only stops reading the
@@ -130,6 +139,7 @@ const (
 	EnvTCP          = "MCEC_TCP"
 	EnvProvisioning = "MCEC_PROVISIONING"
 	EnvWithholdText = "MCEC_WITHHOLD_TYPED_TEXT"
+	EnvConsentVia   = "MCEC_CONSENT_VIA_CLIENT"
 )
 
 // Resolve merges default < file < environment < flags, the one place where that precedence
@@ -168,6 +178,7 @@ func Resolve(f File, getenv func(string) string, o Overrides) (Settings, error) 
 	s.TCP, _ = pick(f.TCP.Enabled, EnvTCP, o.TCP, false)
 	s.Provisioning, _ = pick(f.Provisioning.Enabled, EnvProvisioning, o.Provisioning, false)
 	s.WithholdTypedText, _ = pick(f.Evidence.WithholdTypedText, EnvWithholdText, o.WithholdTypedText, false)
+	s.ConsentViaClient, _ = pick(f.Consent.ViaClient, EnvConsentVia, nil, false)
 	if e := f.EmergencyStop.Enabled; e != nil {
 		s.EmergencyStop.HotkeyDisabled = !*e
 	}

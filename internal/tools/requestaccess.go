@@ -20,6 +20,9 @@ type requestAccessResult struct {
 	AlreadyEnabled []string `json:"alreadyEnabled"`
 	// Scope is "process": grants live in the server's memory only and end with it.
 	Scope string `json:"scope"`
+	// AnsweredBy is who granted, when someone was asked: "operator", or "client" (the human at
+	// the agent's MCP client, where the operator allowed that).
+	AnsweredBy string `json:"answeredBy,omitempty"`
 }
 
 // ConsentAsker asks the operator to enable gated commands (consent.Broker).
@@ -32,7 +35,7 @@ func requestAccessTool(env *Env) *catalog.Tool {
 		Name:  "request-command-access",
 		Title: "Ask the operator for gated commands",
 		Description: "Ask the operator to enable gated tools or raw commands (launch, raw input on an attached desktop) and wait " +
-			"up to 120 s for the answer. While the question is open only read-only tools are served (others fail " +
+			"up to 120 s for the answer (where the operator allowed it, your MCP client may ask its human instead). While the question is open only read-only tools are served (others fail " +
 			"consent-pending). Grants last for this server process only. A deny is final for the process (consent-denied): " +
 			"do not ask again.",
 		Annotations: catalog.Annotations{OpenWorld: false},
@@ -46,7 +49,8 @@ func requestAccessTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			return &requestAccessResult{Granted: out.Granted, AlreadyEnabled: out.AlreadyEnabled, Scope: "process"}, nil
+			return &requestAccessResult{Granted: out.Granted, AlreadyEnabled: out.AlreadyEnabled, Scope: "process",
+				AnsweredBy: out.AnsweredBy}, nil
 		},
 	})
 }

@@ -41,6 +41,7 @@ func NewMCPServer(d *dispatch.Dispatcher, info ServerInfo) *mcp.Server {
 	srv.AddReceivingMiddleware(preEncode)
 	artifacts := &artifactResources{}
 	artifacts.install(srv)
+	asks := &clientAsks{}
 	for _, t := range d.Catalog().Tools() {
 		readOnly := t.Annotations.ReadOnly
 		destructive := t.Annotations.Destructive
@@ -60,7 +61,9 @@ func NewMCPServer(d *dispatch.Dispatcher, info ServerInfo) *mcp.Server {
 		srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			ctx, unbind := bindToRequest(ctx, req.Extra)
 			defer unbind()
-			return callTool(withProgress(dispatch.WithTransport(ctx, info.Transport), req), d, artifacts, name, req.Params.Arguments)
+			return asks.call(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) {
+				return callTool(withProgress(dispatch.WithTransport(ctx, info.Transport), req), d, artifacts, name, req.Params.Arguments)
+			})
 		})
 	}
 	return srv
