@@ -13,6 +13,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
 	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/daemon/daemontest"
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/suitedesk"
 )
@@ -59,6 +60,7 @@ func (k *desk) call(tool string, args any) (contract.Envelope, time.Duration) {
 		k.t.Fatalf("%s %s: %v", tool, raw, err)
 	}
 	env := contracttest.Check(k.t, contracttest.CheckEnvelope(k.t, out.Envelope))
+	daemontest.CheckOutput(k.t, k.d.Dispatcher.Catalog(), tool, env)
 	k.note(tool, raw, env)
 	return env, took
 }
@@ -87,6 +89,7 @@ func (k *desk) callAsync(tool string, args any) (wait func() contract.Envelope) 
 			k.t.Fatalf("%s %s: %v", tool, raw, a.err)
 		}
 		env := contracttest.Check(k.t, contracttest.CheckEnvelope(k.t, a.env))
+		daemontest.CheckOutput(k.t, k.d.Dispatcher.Catalog(), tool, env)
 		k.note(tool, raw, env)
 		return env
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
 	"github.com/mcec/mcec/internal/daemon"
+	"github.com/mcec/mcec/internal/daemon/daemontest"
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/suitedesk"
 )
@@ -62,6 +63,7 @@ func (k *desk) call(tool string, args map[string]any) contract.Envelope {
 	}
 	text := contracttest.CheckEnvelope(k.t, out.Envelope)
 	env := contracttest.Check(k.t, text)
+	daemontest.CheckOutput(k.t, k.d.Dispatcher.Catalog(), tool, env)
 	if out.Image != nil {
 		// Every capture in the suite is pathOnly: an image block would be tokens the report
 		// does not count.

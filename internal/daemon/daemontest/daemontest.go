@@ -78,14 +78,14 @@ func (d *Daemon) Call(t testing.TB, tool string, args any) contract.Envelope {
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	checkResult(t, d.Dispatcher.Catalog(), tool, out)
+	CheckOutput(t, d.Dispatcher.Catalog(), tool, out)
 	return contracttest.Check(t, contracttest.CheckEnvelope(t, out))
 }
 
-// checkResult fails the test when an envelope does not match the tool's outputSchema
+// CheckOutput fails the test when an envelope does not match the tool's outputSchema
 // (catalog.Tool.CheckOutput): the schema tools/list advertises and docs/tools.md shows is the
 // one tools keep to.
-func checkResult(t testing.TB, cat *catalog.Catalog, tool string, env contract.Envelope) {
+func CheckOutput(t testing.TB, cat *catalog.Catalog, tool string, env contract.Envelope) {
 	t.Helper()
 	if tl, ok := cat.Lookup(tool); ok {
 		b, err := env.MarshalJSON()
@@ -162,6 +162,6 @@ func (b *Bare) Call(t testing.TB, tool string, args any) contract.Envelope {
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	checkResult(t, b.Dispatcher.Catalog(), tool, out.Envelope)
+	CheckOutput(t, b.Dispatcher.Catalog(), tool, out.Envelope)
 	return contracttest.Check(t, contracttest.CheckEnvelope(t, out.Envelope))
 }

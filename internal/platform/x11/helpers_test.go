@@ -302,6 +302,29 @@ func waitManaged(t testing.TB, c *x11.Conn, w uint32) platform.Window {
 	return got
 }
 
+// settledWindow is w once its bounds have held for 500 ms: gtk3-widget-factory may resize
+// itself after it maps (seen beside a second make test: 1277, then 1366 wide).
+func settledWindow(t testing.TB, c *x11.Conn, w uint32) platform.Window {
+	t.Helper()
+	var (
+		got   platform.Window
+		since time.Time
+	)
+	testdesk.WaitFor(t, waitLimit, "the window's bounds to hold for 500 ms", func() bool {
+		cur, err := c.Window(ctxT(t), w)
+		if err != nil {
+			return false
+		}
+		if cur.Bounds != got.Bounds || since.IsZero() {
+			got, since = cur, time.Now()
+			return false
+		}
+		got = cur
+		return time.Since(since) >= 500*time.Millisecond
+	})
+	return got
+}
+
 // startGTK launches gtk3-widget-factory and returns its pid and window.
 func startGTK(t testing.TB) (int, uint32) {
 	t.Helper()

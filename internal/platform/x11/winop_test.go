@@ -34,7 +34,8 @@ func TestWindowOp(t *testing.T) {
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
 			h := tg.handle(t)
-			orig := waitManaged(t, c, h)
+			waitManaged(t, c, h)
+			orig := settledWindow(t, c, h)
 			ops := []struct {
 				op    platform.WindowOp
 				check func(w platform.Window) bool

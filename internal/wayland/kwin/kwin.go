@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -166,6 +167,9 @@ func (c *Conn) Run(ctx context.Context, body string, out any) error {
 	}
 }
 
+// watchArmWait bounds how long Watch waits for its script to be connected.
+const watchArmWait = 10 * time.Second
+
 // Watch loads a script that calls back whenever a window appears, goes, moves, is resized,
 // minimized, maximized, activated or retitled; the channel has one value per burst until ctx
 // ends, when the script is unloaded.
@@ -189,14 +193,34 @@ func (c *Conn) Watch(ctx context.Context) (<-chan struct{}, error) {
   added.connect(function (w) { follow(w); changed(); });
   removed.connect(changed);
   activated.connect(changed);
+  changed(); // armed
 })();
 `, c.bus.Names()[0], replyPath, replyIfc, token)
-	name, err := c.load(ctx, token, src)
-	if err != nil {
+	forget := func() {
 		c.mu.Lock()
 		delete(c.events, token)
 		c.mu.Unlock()
+	}
+	name, err := c.load(ctx, token, src)
+	if err != nil {
+		forget()
 		return nil, err
+	}
+	// KWin may run the script after start returns: a window that opened in between would be
+	// missed (beside a second make test, a dialog's event never came). The script says when it
+	// is connected; the watch counts from then.
+	armed := time.NewTimer(watchArmWait)
+	defer armed.Stop()
+	select {
+	case <-ch:
+	case <-armed.C:
+		c.unload(name)
+		forget()
+		return nil, fmt.Errorf("KWin did not start the window watch script within %v", watchArmWait)
+	case <-ctx.Done():
+		c.unload(name)
+		forget()
+		return nil, ctx.Err()
 	}
 	out := make(chan struct{}, 1)
 	go func() {
