@@ -94,8 +94,8 @@ func captureTool(env *Env) *catalog.Tool {
 		Title: "Capture pixels",
 		Description: "Capture a window (its own pixels, even when covered) or a screen region as PNG, with a blank " +
 			"check. The PNG is returned inline (base64 and an image block) unless pathOnly, or linked (link: an MCP " +
-			"resource_link to read with resources/read); it is always saved in the session's artifact directory. A blank window fails capture-blank with the PNG in " +
-			"partialResult; a blank region only warns. A minimized window is restored to be captured " +
+			"resource_link to read with resources/read); it is always saved in the session's artifact directory. " +
+			"A blank window fails capture-blank with the PNG in partialResult; a blank region only warns. A minimized window is restored to be captured " +
 			"(minimized-window); restoreMinimized:false minimizes it again. Use maxWidth/scale and small regions to save tokens.",
 		Annotations: catalog.Annotations{ReadOnly: true, OpenWorld: true},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeFrameAllBlack, contract.CodeFrameMostlyBlank,

@@ -30,7 +30,8 @@ type ServerInfo struct {
 // answers with the envelope as one text block, the same envelope as structuredContent (each
 // tool's outputSchema describes it), isError = !ok, and a capture's PNG as an extra image block
 // (or a resource_link to it). The artifacts of the sessions the client called in are its
-// resources (resources.go). An unknown tool stays a JSON-RPC error: it is a protocol fault, not a tool outcome.
+// resources (resources.go); request-command-access may ask the client's human (elicit.go). An
+// unknown tool stays a JSON-RPC error: it is a protocol fault, not a tool outcome.
 func NewMCPServer(d *dispatch.Dispatcher, info ServerInfo) *mcp.Server {
 	log := info.Logger
 	if log == nil {
