@@ -98,6 +98,11 @@ type Effect struct {
 	// focusAway: the focus went to an element outside the target window while no window opened
 	// yet; a window is on its way (GTK 4 focuses the About dialog before X lists it).
 	focusAway bool
+
+	// cut: the walk after the action was cut by its time budget, so a change in the part it did
+	// not reach is not seen yet (a loaded machine: Firefox's title changed and the status
+	// paragraph's new text was past the cut). The settle wait then goes on for a whole walk.
+	cut bool
 }
 
 // ClipboardReadBack is the clipboard read back after it was set.
@@ -372,7 +377,7 @@ func (o *observer) settle(ctx context.Context, max time.Duration, appBlocked boo
 		lastCheck, pending = time.Now(), false
 		// A menu that closed is the way to an item's effect, not the effect: wait the settle
 		// time for more (a loaded machine opened an About dialog 300 ms after its menu closed).
-		return eff.conclusive() && (!eff.focusOnly() || time.Since(o.start) >= focusGrace) && !eff.menuOnly()
+		return eff.conclusive() && (!eff.focusOnly() || time.Since(o.start) >= focusGrace) && !eff.menuOnly() && !eff.cut
 	}
 	for {
 		now := time.Now()
@@ -439,6 +444,7 @@ func (o *observer) diff(ctx context.Context, appBlocked bool) Effect {
 		w.Handle = 0 // the window closed: nothing to walk
 	}
 	wholeAfter := o.readApp(ctx, &focus, &node, &tree, w)
+	eff.cut = tree != nil && !wholeAfter && len(tree) < effectNodes
 	// Only whole walks tell what appeared and went (a walk cut by time misses the rest; Calc's
 	// are cut by size).
 	whole := o.whole && wholeAfter && o.tree != nil && tree != nil && len(o.tree) < effectNodes && len(tree) < effectNodes
