@@ -142,16 +142,14 @@ func TestStructuredContentIsTheEnvelope(t *testing.T) {
 func TestProgressNotifications(t *testing.T) {
 	d, _ := waitingDispatcher(t)
 	var (
-		mu   sync.Mutex
-		got  []*mcp.ProgressNotificationParams
-		seen = make(chan struct{}, 10)
+		mu  sync.Mutex
+		got []*mcp.ProgressNotificationParams
 	)
 	cs := connectInMemory(t, d, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
 			got = append(got, req.Params)
 			mu.Unlock()
-			seen <- struct{}{}
 		}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -217,17 +215,23 @@ func TestCancelledCallEnds(t *testing.T) {
 	d, done := waitingDispatcher(t)
 	cs := connectInMemory(t, d, nil)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	drain(entered) // before the call: drained after it, its own signal could be lost
 	errc := make(chan error, 1)
 	go func() {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{"seconds": 30}})
 		errc <- err
 	}()
-	drain(entered)
-	<-entered
+	awaitEntered(t, errc)
 	cancel() // the SDK client sends notifications/cancelled
 	at := time.Now()
-	if err := <-errc; err == nil {
-		t.Error("the client's call did not fail when cancelled")
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Error("the client's call did not fail when cancelled")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client's call did not return when cancelled")
 	}
 	expectCancelled(t, done, at)
 }
@@ -267,6 +271,7 @@ func TestHTTPClientGoneEndsCall(t *testing.T) {
 
 	drain(entered)
 	callCtx, hangUp := context.WithCancel(ctx)
+	defer hangUp()
 	errc := make(chan error, 1)
 	go func() {
 		resp, err := post(callCtx, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{"seconds":30}}}`)
@@ -276,11 +281,28 @@ func TestHTTPClientGoneEndsCall(t *testing.T) {
 		}
 		errc <- err
 	}()
-	<-entered
+	awaitEntered(t, errc)
 	hangUp()
 	at := time.Now()
-	<-errc
+	select {
+	case <-errc:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client's request did not end when it hung up")
+	}
 	expectCancelled(t, done, at)
+}
+
+// awaitEntered waits until a call reached the "wait" tool, failing the test if the call
+// ended (errc) or never got there.
+func awaitEntered(t *testing.T, errc <-chan error) {
+	t.Helper()
+	select {
+	case <-entered:
+	case err := <-errc:
+		t.Fatalf("the call ended before it reached the tool: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call did not reach the tool in 20 s")
+	}
 }
 
 // drain empties c of what earlier tests left.
