@@ -45,7 +45,10 @@ const (
 	// focusGrace is how long after the action an effect that is only a focus move keeps the
 	// settle wait going, for the change the focused control's handler makes (galculator's
 	// display changed after its button took the focus, and the first quiet moment ended the wait).
-	focusGrace = 250 * time.Millisecond
+	// An application slow to answer gets more (focusGraceFactor times its first answer's delay):
+	// beside a second make test a dialog mapped 300 ms after its button took the focus.
+	focusGrace       = 250 * time.Millisecond
+	focusGraceFactor = 4
 )
 
 func (a settleArg) duration() (time.Duration, error) {
@@ -356,18 +359,19 @@ func flatten(root *platform.Node) map[string]*platform.Node {
 // stop ends the watches without reading anything (the action failed).
 func (o *observer) stop() { o.cancel() }
 
-// settle waits, at most max, for the UI to settle after the action and returns what changed.
+// settle waits, at most limit, for the UI to settle after the action and returns what changed.
 // appBlocked says the application is stuck in a modal loop: only windows are compared then,
 // since every call into it would cost a deadline.
-func (o *observer) settle(ctx context.Context, max time.Duration, appBlocked bool) Effect {
+func (o *observer) settle(ctx context.Context, limit time.Duration, appBlocked bool) Effect {
 	defer o.cancel()
-	deadline := o.start.Add(max)
+	deadline := o.start.Add(limit)
 	tick := time.NewTicker(settleTick)
 	defer tick.Stop()
 	var (
 		eff       Effect
 		events    int
 		lastEvent time.Time
+		grace     = focusGrace // grows with the application's first answer's delay
 		lastCheck = o.start
 		pending   bool // events came since the last comparison
 	)
@@ -377,7 +381,7 @@ func (o *observer) settle(ctx context.Context, max time.Duration, appBlocked boo
 		lastCheck, pending = time.Now(), false
 		// A menu that closed is the way to an item's effect, not the effect: wait the settle
 		// time for more (a loaded machine opened an About dialog 300 ms after its menu closed).
-		return eff.conclusive() && (!eff.focusOnly() || time.Since(o.start) >= focusGrace) && !eff.menuOnly() && !eff.cut
+		return eff.conclusive() && (!eff.focusOnly() || time.Since(o.start) >= grace) && !eff.menuOnly() && !eff.cut
 	}
 	for {
 		now := time.Now()
@@ -405,6 +409,9 @@ func (o *observer) settle(ctx context.Context, max time.Duration, appBlocked boo
 			if !open {
 				o.events = nil
 				continue
+			}
+			if events == 0 {
+				grace = max(focusGrace, focusGraceFactor*time.Since(o.start))
 			}
 			events++
 			lastEvent, pending = time.Now(), true

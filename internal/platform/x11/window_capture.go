@@ -20,8 +20,11 @@ import (
 
 const (
 	// repaintLimit bounds the wait for an app to repaint a window whose pixels the server had to
-	// reallocate (first redirection of a covered window, or mapping after a restore).
+	// reallocate (first redirection of a covered window, or mapping after a restore) while it
+	// paints nothing; each part it paints starts the wait again, up to repaintCap in all (a
+	// loaded machine: gtk3-widget-factory painted a restored window in parts over 700 ms).
 	repaintLimit = 500 * time.Millisecond
+	repaintCap   = 3 * time.Second
 	// noDamageWait is how long a repaint is given when the server has no DAMAGE extension.
 	noDamageWait = 300 * time.Millisecond
 	// restoreLimit bounds the wait for the window manager to map a minimized window again.
@@ -428,17 +431,19 @@ func (c *Conn) unwatchDamage(dw *damageWatch) {
 	go damage.Destroy(c.xc, dw.id)
 }
 
-// waitRepaint waits until damage reported at or after sequence number mark covers need, for
-// at most repaintLimit. It reports whether it saw the whole area repainted. Damage earlier than
+// waitRepaint waits until damage reported at or after sequence number mark covers need: at most
+// repaintLimit without any, repaintCap in all. It reports whether it saw the whole area repainted. Damage earlier than
 // mark is the server's own (copying the visible part, painting backgrounds), not the app's.
 func (c *Conn) waitRepaint(ctx context.Context, dw *damageWatch, mark uint16, need []image.Rectangle) bool {
 	limit := time.NewTimer(repaintLimit)
 	defer limit.Stop()
+	giveUp := time.Now().Add(repaintCap)
 	for len(need) > 0 {
 		select {
 		case ev := <-dw.ch:
 			if int16(ev.Sequence-mark) >= 0 {
 				need = subtract(need, xrect(ev.Area))
+				limit.Reset(min(repaintLimit, time.Until(giveUp)))
 			}
 		case <-limit.C:
 			return false
