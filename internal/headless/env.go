@@ -30,6 +30,7 @@ func desktopEnv(base []string, display, busAddress, runtimeDir string) []string 
 		{"DISPLAY", display},
 		{"DBUS_SESSION_BUS_ADDRESS", busAddress},
 		{paths.RuntimeVar, runtimeDir},
+		{"TMPDIR", filepath.Join(runtimeDir, tmpSubdir)},
 		{"XDG_SESSION_TYPE", "x11"},
 		// Toolkits pick X11 even if the parent session was Wayland.
 		{"GDK_BACKEND", "x11"},
@@ -51,6 +52,7 @@ func waylandEnv(base []string, desktop, waylandSocket, swaySocket, xdisplay, bus
 		{"SWAYSOCK", swaySocket},
 		{"DBUS_SESSION_BUS_ADDRESS", busAddress},
 		{paths.RuntimeVar, runtimeDir},
+		{"TMPDIR", filepath.Join(runtimeDir, tmpSubdir)},
 		{"XDG_SESSION_TYPE", "wayland"},
 		{"XDG_CURRENT_DESKTOP", desktop},
 		{"GDK_BACKEND", "wayland"},

@@ -123,6 +123,7 @@ type Desktop struct {
 	a11yAddr   string
 	env        []string
 	lockPID    int       // the pid in our /tmp/.X<n>-lock
+	began      time.Time // when Start began: pipes made since are its programs' (officepipes.go)
 	procs      []*child  // in start order: Xvfb, dbus-daemon, launcher, openbox
 	guard      *watchdog // ends the desktop if this process dies without Stop (leftovers.go)
 	xvfb       *child
@@ -164,8 +165,8 @@ func Start(ctx context.Context, opts Options) (*Desktop, error) {
 	if opts.Kind == "" {
 		opts.Kind = X11
 	}
-	d := &Desktop{log: opts.Logger, displayNum: -1, kind: opts.Kind}
 	began := time.Now()
+	d := &Desktop{log: opts.Logger, displayNum: -1, kind: opts.Kind, began: began}
 	if err := d.start(ctx, opts); err != nil {
 		if serr := d.Stop(); serr != nil {
 			d.log.Warn("cleanup after failed start", "err", serr)
@@ -300,14 +301,22 @@ func (d *Desktop) startGNOMEDesktop(ctx context.Context, opts Options, step func
 	return nil
 }
 
+// tmpSubdir is the desktop's own TMPDIR, inside its runtime directory: the temporary files and
+// folders of the programs it runs (a browser's profile locks and sockets, an office suite's
+// scratch files) go when the desktop goes, also when a program is killed and cannot clean up.
+const tmpSubdir = "tmp"
+
 // makeRuntimeDir creates the private XDG_RUNTIME_DIR in paths.DesktopRoot, which
-// bypasses a TMPDIR too long for the sockets inside.
+// bypasses a TMPDIR too long for the sockets inside, and the desktop's TMPDIR in it.
 func makeRuntimeDir() (string, error) {
 	dir, err := os.MkdirTemp(paths.DesktopRoot(), deskPrefix)
 	if err != nil {
 		return "", err
 	}
-	return dir, os.Chmod(dir, 0o700)
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return dir, err
+	}
+	return dir, os.Mkdir(filepath.Join(dir, tmpSubdir), 0o700)
 }
 
 // spawnStep starts a step's process and records it for Stop.
@@ -602,8 +611,9 @@ func (d *Desktop) PIDs() []int {
 }
 
 // Stop ends every process the desktop started (SIGTERM to each process
-// group, SIGKILL after 2 s), reaps them, and removes the runtime directory
-// and any X lock and socket files our Xvfb left. It is idempotent and safe
+// group, SIGKILL after 2 s), reaps them, and removes the runtime directory,
+// any X lock and socket files our Xvfb left, and the single-instance sockets
+// of LibreOffice processes that died since the desktop started. It is idempotent and safe
 // to call concurrently; every call returns the first call's result.
 func (d *Desktop) Stop() error {
 	d.stopOnce.Do(func() { d.stopErr = d.stop() })
@@ -622,6 +632,9 @@ func (d *Desktop) stop() error {
 	// Let the last output reach the logger before we return.
 	waitOutput(d.procs, drainWindow)
 	if err := d.removeXFiles(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := removeDeadOfficePipes(officePipeDir, d.began); err != nil {
 		errs = append(errs, err)
 	}
 	if d.dir != "" {

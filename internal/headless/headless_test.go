@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -255,6 +256,7 @@ func TestEnv(t *testing.T) {
 		"DISPLAY":                          d.Display(),
 		"DBUS_SESSION_BUS_ADDRESS":         d.DBusAddress(),
 		"XDG_RUNTIME_DIR":                  d.RuntimeDir(),
+		"TMPDIR":                           filepath.Join(d.RuntimeDir(), "tmp"),
 		"GDK_BACKEND":                      "x11",
 		"GSETTINGS_BACKEND":                "memory",
 		"QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
@@ -272,6 +274,9 @@ func TestEnv(t *testing.T) {
 		if v, ok := env[k]; ok {
 			t.Errorf("%s=%q should be removed", k, v)
 		}
+	}
+	if fi, err := os.Stat(env["TMPDIR"]); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("TMPDIR %s: %v %v, want a private folder", env["TMPDIR"], fi, err)
 	}
 	if !strings.HasPrefix(d.DBusAddress(), "unix:path="+d.RuntimeDir()+"/bus") {
 		t.Errorf("bus %q is not at $XDG_RUNTIME_DIR/bus", d.DBusAddress())

@@ -329,6 +329,10 @@ type TreeLimits struct {
 	// caption — text fields, documents, terminals, unnamed labels and paragraphs — as an action's
 	// effect compares them (a calculator's display, a history cleared, a command's output).
 	Values bool
+	// Texts, with Lean, reads the value of every element that has one (text, a number, a combo
+	// box's choice; passwords masked), as a search by text matches on it: a fraction of a full
+	// walk's calls, which also reads bounds, actions and ids.
+	Texts bool
 	// Cells are table cells to visit by position in tables whose children the walk cuts (a
 	// search for a spreadsheet cell by its address).
 	Cells []Cell

@@ -20,6 +20,9 @@ import (
 // applications, bounded so a huge list cannot stall the server.
 var searchLimits = platform.TreeLimits{MaxDepth: 64, MaxNodes: 20000, MaxChildren: 1000, Budget: 3 * time.Second}
 
+// maxSearchBudget caps the time budget a search walk grows to after walks cut by time.
+const maxSearchBudget = 24 * time.Second
+
 // budgetWithin shortens a walk's time budget to three quarters of what is left before ctx's
 // deadline: a walk cut by its budget still reports what it saw (and may hold the match), while a
 // walk cut by the deadline reports nothing. The rest is for re-reading the pick and answering.
@@ -42,8 +45,10 @@ type located struct {
 	// agent knows where it is; unnamed layout containers are left out.
 	path     []string
 	searched int
-	// truncatedBy names the limits that cut the search walk (empty: it saw the whole tree).
+	// truncatedBy names the limits that cut the search walk (empty: it saw the whole tree);
+	// budget is the time the walk had.
 	truncatedBy []string
+	budget      time.Duration
 	// miss, when set, is what an OCR search (screenText, an ocr: ref) saw instead.
 	miss string
 	// near lists elements whose names hold the exact name asked for, when nothing matched.
@@ -77,17 +82,25 @@ func locate(ctx context.Context, d desktopReader, target WindowTarget, sel *Elem
 		return located{}, err
 	}
 	limits := searchLimits
-	// Names, roles and states are all most selectors match on: a lean walk skips the bounds,
-	// values, actions and ids of every node, and the pick is re-read in full below.
-	limits.Lean = sel.Text == "" && sel.AutomationID == "" && sel.By != "automationId"
+	// Names, roles and states (and values, for a text selector) are all most selectors match
+	// on: a lean walk skips the bounds, actions and ids of every node, and the pick is re-read in
+	// full below.
+	limits.Lean = sel.AutomationID == "" && sel.By != "automationId"
+	limits.Texts = sel.Text != ""
 	limits.Cells = sel.cells()
 	// A cell address means a cell on screen, in a sheet: closed menus and hidden pages, which
 	// hold most of an office application's objects, need not be walked.
 	limits.ShowingOnly = len(limits.Cells) > 0
+	if sel.budget > 0 {
+		limits.Budget = sel.budget
+	}
 	limits.Budget = budgetWithin(ctx, limits.Budget)
 	tree, err := d.Tree(ctx, w, limits)
 	if err != nil {
 		return located{window: w}, platformError(err)
+	}
+	if slices.Contains(tree.TruncatedBy, "time") {
+		sel.budget = min(2*max(sel.budget, searchLimits.Budget), maxSearchBudget)
 	}
 	matches := sel.search(tree.Root)
 	if len(matches) > 1 {
@@ -98,7 +111,7 @@ func locate(ctx context.Context, d desktopReader, target WindowTarget, sel *Elem
 	}
 	n, err := sel.pick(matches)
 	if err != nil || n == nil {
-		return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy, near: sel.near(tree.Root)}, err
+		return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy, budget: limits.Budget, near: sel.near(tree.Root)}, err
 	}
 	picked := shallow(n)
 	if limits.Lean {
@@ -108,10 +121,10 @@ func locate(ctx context.Context, d desktopReader, target WindowTarget, sel *Elem
 		}
 		picked = &el.Node
 		if !sel.matches(picked) {
-			return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy}, nil // it changed meanwhile
+			return located{window: w, searched: tree.NodeCount, truncatedBy: tree.TruncatedBy, budget: limits.Budget}, nil // it changed meanwhile
 		}
 	}
-	return located{window: w, node: picked, path: ancestry(tree.Root, n), searched: tree.NodeCount, truncatedBy: tree.TruncatedBy}, nil
+	return located{window: w, node: picked, path: ancestry(tree.Root, n), searched: tree.NodeCount, truncatedBy: tree.TruncatedBy, budget: limits.Budget}, nil
 }
 
 // locateRef re-reads a ref directly. A target window, when given, must own the element.
@@ -232,8 +245,12 @@ func holdsWords(have, words []string) bool {
 
 // searchCut says which of the search's limits cut it.
 func (l located) searchCut() string {
+	budget := l.budget
+	if budget == 0 {
+		budget = searchLimits.Budget
+	}
 	return "the search was cut by " + strings.Join(l.truncatedBy, ", ") + fmt.Sprintf(" (limits: depth %d, %d nodes, %d children a node, %v)",
-		searchLimits.MaxDepth, searchLimits.MaxNodes, searchLimits.MaxChildren, searchLimits.Budget)
+		searchLimits.MaxDepth, searchLimits.MaxNodes, searchLimits.MaxChildren, budget.Round(time.Millisecond))
 }
 
 // cellAddress is a spreadsheet cell's A1-style address: column letters, then a 1-based row.

@@ -3,10 +3,12 @@ package tools
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/platform/fake"
 )
 
 func TestBudgetWithin(t *testing.T) {
@@ -51,5 +53,54 @@ func TestNearNames(t *testing.T) {
 	}
 	if got := (&ElementSelector{Role: "push button"}).near(tree); got != nil {
 		t.Errorf("no name asked: %v", got)
+	}
+}
+
+// slowWalks is a desktop whose walks take need: one with a smaller budget stops at the root,
+// cut by time, as a loaded application's do.
+type slowWalks struct {
+	*fake.Desktop
+	need    time.Duration
+	budgets []time.Duration
+}
+
+func (s *slowWalks) Tree(ctx context.Context, w platform.Window, l platform.TreeLimits) (platform.Tree, error) {
+	s.budgets = append(s.budgets, l.Budget)
+	t, err := s.Desktop.Tree(ctx, w, l)
+	if err == nil && l.Budget < s.need {
+		root := *t.Root
+		root.Children = nil
+		t = platform.Tree{Root: &root, NodeCount: 1, Truncated: true, TruncatedBy: []string{platform.LimitTime}}
+	}
+	return t, err
+}
+
+// TestSearchBudgetGrows: a search cut by time doubles the next search's budget, so a later
+// attempt of the same call reaches the element; a call without a deadline stops at the cap.
+func TestSearchBudgetGrows(t *testing.T) {
+	d := &slowWalks{Desktop: fake.New(fake.Options{}), need: 5 * time.Second}
+	d.AddWindow(fake.WindowSpec{Title: "Slow", PID: 5000001, Bounds: platform.Rect{Width: 400, Height: 300},
+		Root: &fake.Elem{Role: "frame", Name: "Slow", Children: []*fake.Elem{{Role: "label", Name: "Deep"}}}})
+	sel := &ElementSelector{Name: "Deep"}
+	target := WindowTarget{Window: "Slow"}
+	ctx := context.Background()
+	l, err := locate(ctx, d, target, sel)
+	if err != nil || l.node != nil || !slices.Contains(l.truncatedBy, platform.LimitTime) {
+		t.Fatalf("first search: node %v, cut by %v, err %v; want a miss cut by time", l.node, l.truncatedBy, err)
+	}
+	if !strings.Contains(l.searchCut(), "3s") {
+		t.Errorf("first cut says %q, want the 3 s budget", l.searchCut())
+	}
+	l, err = locate(ctx, d, target, sel)
+	if err != nil || l.node == nil || l.node.Name != "Deep" {
+		t.Fatalf("second search: node %v, err %v; want Deep", l.node, err)
+	}
+	if want := []time.Duration{3 * time.Second, 6 * time.Second}; !slices.Equal(d.budgets, want) {
+		t.Errorf("budgets %v, want %v", d.budgets, want)
+	}
+	d.need = time.Hour
+	sel = &ElementSelector{Name: "Deep", budget: 20 * time.Second}
+	if _, err = locate(ctx, d, target, sel); err != nil || sel.budget != maxSearchBudget {
+		t.Errorf("budget %v, err %v; want the cap %v", sel.budget, err, maxSearchBudget)
 	}
 }

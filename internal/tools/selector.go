@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/mcec/mcec/contract"
@@ -26,6 +27,10 @@ type ElementSelector struct {
 
 	// outline: list candidates as outline lines (find's and wait-for's format "outline").
 	outline bool
+	// budget is the time the next search walk may take (0: searchLimits.Budget). A walk cut by
+	// time doubles it, so the repeated searches of one call (find with a timeout, wait-for, an
+	// action waiting for its target) reach the whole tree of an application that answers slowly.
+	budget time.Duration
 }
 
 // selectorBys are the values by accepts.

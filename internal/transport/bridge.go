@@ -31,6 +31,10 @@ type Bridge struct {
 	dial     func(ctx context.Context) (*mcp.ClientSession, error)
 	log      *slog.Logger
 
+	// idle drops the HTTP connections kept alive to the remote: after a failed call they may
+	// lead to a remote that is gone (http.Transport.CloseIdleConnections).
+	idle func()
+
 	mu      sync.Mutex
 	session *mcp.ClientSession
 }
@@ -52,9 +56,11 @@ func DialBridge(ctx context.Context, endpoint string, token func() string, log *
 	if !strings.HasPrefix(endpoint, "http://") && !strings.HasPrefix(endpoint, "https://") {
 		return nil, fmt.Errorf("server %q: want an http:// URL of an mcec MCP endpoint, e.g. http://127.0.0.1:5151/mcp", endpoint)
 	}
-	httpClient := &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}}
+	// A transport of its own, so dropping its idle connections touches no one else's.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	httpClient := &http.Client{Transport: bearer{token: token, next: tr}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcec-bridge", Version: "1"}, &mcp.ClientOptions{Logger: log})
-	b := &Bridge{endpoint: endpoint, log: log, dial: func(ctx context.Context) (*mcp.ClientSession, error) {
+	b := &Bridge{endpoint: endpoint, log: log, idle: tr.CloseIdleConnections, dial: func(ctx context.Context) (*mcp.ClientSession, error) {
 		return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: httpClient,
 			DisableStandaloneSSE: true, MaxRetries: -1}, nil)
 	}}
@@ -100,6 +106,12 @@ func (b *Bridge) call(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallTool
 	cs := b.current()
 	if cs != nil {
 		res, err := cs.CallTool(ctx, p)
+		if err != nil {
+			// A remote that went away closed the connections kept alive to it, but the client
+			// may not have noticed yet (on a loaded machine a call written into one of them read
+			// EOF, and so did the first call after the remote came back): later calls dial anew.
+			b.idle()
+		}
 		if err == nil || !neverDelivered(err) {
 			return res, err
 		}

@@ -23,7 +23,8 @@ const maxValueChars = 4096
 // enrichJobs returns the calls that fetch, for nodes, what the cache lacks: extents (only for
 // showing objects with a Component: hidden ones report INT_MIN garbage, and asking an object
 // without Component makes GTK print a CRITICAL), the accessible id and action names (unless
-// the meta cache knows the object), and the value.
+// the meta cache knows the object), and the value. Lean walks fetch only what TreeLimits.Lean,
+// Values and Texts ask for.
 func (w *walker) enrichJobs(nodes []*node) batch {
 	var (
 		jobs  []job
@@ -39,6 +40,10 @@ func (w *walker) enrichJobs(nodes []*node) batch {
 		if w.limits.Lean {
 			if _, ok := roleName(info.role); !ok {
 				jobs = append(jobs, w.roleNameJob(n))
+			}
+			if w.limits.Texts {
+				jobs, calls = w.valueFetch(n, fast, jobs, calls)
+				continue
 			}
 			name, _ := roleName(info.role)
 			textual := info.ifaces&hasText != 0 && info.states.has(stateShowing) && info.role != rolePasswordText
@@ -73,28 +78,36 @@ func (w *walker) enrichJobs(nodes []*node) batch {
 				jobs = append(jobs, w.actionsJob(n))
 			}
 		}
-		switch {
-		case info.role == rolePasswordText:
-			v := MaskedValue
-			n.value = &v
-		case info.role == roleComboBox && info.ifaces&hasSelection != 0 && info.ifaces&hasText == 0:
-			jobs = append(jobs, w.chosenJob(n))
-		case info.ifaces&hasText != 0 && w.bridgeAt(n).cellTextIsName && !w.c.readCellText && info.role == roleTableCell && info.name != "":
-			setText(n, info.name)
-		case info.ifaces&hasText != 0 && fast && w.bridgeAt(n).wholeText && shortText(info):
-			calls = append(calls, w.shortTextCall(n))
-		case info.ifaces&hasText != 0:
-			jobs = append(jobs, w.textJob(n))
-		case info.ifaces&hasValue != 0 && fast:
-			calls = append(calls, w.valueCall(n))
-		case info.ifaces&hasValue != 0:
-			jobs = append(jobs, w.valueJob(n))
-		}
+		jobs, calls = w.valueFetch(n, fast, jobs, calls)
 		if _, ok := roleName(info.role); !ok {
 			jobs = append(jobs, w.roleNameJob(n))
 		}
 	}
 	return batch{jobs: jobs, calls: calls}
+}
+
+// valueFetch adds to jobs and calls what reads n's value (its text, its numeric value or a
+// combo box's choice); a password field's value is masked without reading it.
+func (w *walker) valueFetch(n *node, fast bool, jobs []job, calls []callJob) ([]job, []callJob) {
+	info := n.info
+	switch {
+	case info.role == rolePasswordText:
+		v := MaskedValue
+		n.value = &v
+	case info.role == roleComboBox && info.ifaces&hasSelection != 0 && info.ifaces&hasText == 0:
+		jobs = append(jobs, w.chosenJob(n))
+	case info.ifaces&hasText != 0 && w.bridgeAt(n).cellTextIsName && !w.c.readCellText && info.role == roleTableCell && info.name != "":
+		setText(n, info.name)
+	case info.ifaces&hasText != 0 && fast && w.bridgeAt(n).wholeText && shortText(info):
+		calls = append(calls, w.shortTextCall(n))
+	case info.ifaces&hasText != 0:
+		jobs = append(jobs, w.textJob(n))
+	case info.ifaces&hasValue != 0 && fast:
+		calls = append(calls, w.valueCall(n))
+	case info.ifaces&hasValue != 0:
+		jobs = append(jobs, w.valueJob(n))
+	}
+	return jobs, calls
 }
 
 // contentRoles hold text that is their content, not a caption: what TreeLimits.Values reads.

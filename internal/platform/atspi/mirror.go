@@ -115,13 +115,14 @@ type mirrorKey struct {
 	kids    int
 	lean    bool
 	values  bool
+	texts   bool
 	showing bool
 	cells   string
 }
 
 func keyOf(win platform.Window, l platform.TreeLimits) mirrorKey {
 	k := mirrorKey{pid: win.ProcessID, handle: win.Handle, bounds: win.Bounds, title: win.Title, depth: l.MaxDepth,
-		nodes: l.MaxNodes, kids: l.MaxChildren, lean: l.Lean, values: l.Values, showing: l.ShowingOnly}
+		nodes: l.MaxNodes, kids: l.MaxChildren, lean: l.Lean, values: l.Values, texts: l.Texts, showing: l.ShowingOnly}
 	if len(l.Cells) > 0 {
 		k.cells = fmt.Sprint(l.Cells)
 	}

@@ -264,6 +264,42 @@ func TestWidgetFactory(t *testing.T) {
 		}
 	})
 
+	t.Run("lean walk reading texts has the full walk's values", func(t *testing.T) {
+		limits := all
+		limits.Lean, limits.Texts = true, true
+		lean, err := c.Tree(ctx, a.window(), limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := func(root *platform.Node) map[string]string {
+			m := map[string]string{}
+			walk(root, 0, func(n *platform.Node, _ int) {
+				if n.Value != nil {
+					m[n.Ref] = *n.Value
+				}
+			})
+			return m
+		}
+		got, want := values(lean.Root), values(full.Root)
+		same := 0
+		for ref, v := range want {
+			g, ok := got[ref]
+			if ok && g == v {
+				same++
+			} else if ok && !strings.Contains(v, "%") { // spinners and progress move on their own
+				t.Errorf("%s: lean value %q, full %q", ref, g, v)
+			}
+		}
+		// Nodes GTK creates lazily may be in one walk only; the rest must agree.
+		if same < len(want)*9/10 {
+			t.Errorf("only %d of %d values read alike by both walks", same, len(want))
+		}
+		// (The root's bounds are the window's, whatever the walk.)
+		if n := find(lean.Root, func(n *platform.Node) bool { return n != lean.Root && n.Bounds != nil || n.Actions != nil }); n != nil {
+			t.Errorf("lean walk has bounds or actions: %s %q", n.Role, n.Name)
+		}
+	})
+
 	t.Run("fallback walk agrees with the cache", func(t *testing.T) {
 		slow := connect(t, 2*time.Second)
 		atspi.WalkWithoutCache(slow)

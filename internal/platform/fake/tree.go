@@ -142,8 +142,8 @@ func (d *Desktop) abs(n *node) *platform.Rect {
 }
 
 // render converts n without children; lean leaves out what TreeLimits.Lean does, but for the
-// content values TreeLimits.Values keeps. d.mu held.
-func (d *Desktop) render(n *node, lean, values bool) *platform.Node {
+// content values TreeLimits.Values keeps and every value TreeLimits.Texts keeps. d.mu held.
+func (d *Desktop) render(n *node, lean, values, texts bool) *platform.Node {
 	out := &platform.Node{Ref: n.ref, Role: n.role, ControlType: n.controlType, Name: n.name, Description: n.desc,
 		States: make(platform.StateSet, len(n.states))}
 	for s, on := range n.states {
@@ -152,8 +152,11 @@ func (d *Desktop) render(n *node, lean, values bool) *platform.Node {
 		}
 	}
 	if lean {
-		if values && n.value != nil && contentRoles[n.role] {
+		if n.value != nil && (texts || values && contentRoles[n.role]) {
 			v := *n.value
+			if n.role == "password text" {
+				v = MaskedValue
+			}
 			out.Value = &v
 		}
 		return out
@@ -277,7 +280,7 @@ func (d *Desktop) walk(root *node, limits platform.TreeLimits) platform.Tree {
 	rawCap := platform.RawDepthCap(limits.MaxDepth)
 	var visit func(n *node, depth, raw int) *platform.Node
 	visit = func(n *node, depth, raw int) *platform.Node {
-		out := d.render(n, limits.Lean, limits.Values)
+		out := d.render(n, limits.Lean, limits.Values, limits.Texts)
 		t.NodeCount++
 		if out.Value != nil && *out.Value == MaskedValue && n.role == "password text" {
 			t.SecretsMasked++
@@ -328,7 +331,7 @@ func (d *Desktop) Element(ctx context.Context, ref string) (platform.Element, er
 		return platform.Element{}, err
 	}
 	defer d.mu.Unlock()
-	return platform.Element{Node: *d.render(n, false, false), PID: n.pid, Parent: n.parent}, nil
+	return platform.Element{Node: *d.render(n, false, false, false), PID: n.pid, Parent: n.parent}, nil
 }
 
 // Focused returns the object with keyboard focus in process pid.
@@ -341,7 +344,7 @@ func (d *Desktop) Focused(ctx context.Context, pid int) (platform.Element, error
 	if n == nil {
 		return platform.Element{}, fmt.Errorf("%w: nothing has the focus in process %d", platform.ErrElementStale, pid)
 	}
-	return platform.Element{Node: *d.render(n, false, false), PID: n.pid, Parent: n.parent}, nil
+	return platform.Element{Node: *d.render(n, false, false, false), PID: n.pid, Parent: n.parent}, nil
 }
 
 // setFocus moves process n.pid's focus to n; d.mu held.
@@ -530,7 +533,7 @@ func (d *Desktop) Node(ref string) (platform.Node, bool) {
 	if n == nil {
 		return platform.Node{}, false
 	}
-	return *d.render(n, false, false), true
+	return *d.render(n, false, false, false), true
 }
 
 // hit is the deepest showing object of window w whose bounds contain p; d.mu held.
