@@ -95,3 +95,41 @@ func TestActToggleWeb(t *testing.T) {
 		})
 	}
 }
+
+// TestLateLabelWeb: a Chromium check box whose label text the page adds after the box was
+// described is named from that text, in walks and when read by ref (Chromium leaves it
+// nameless); one labelled in time keeps Chromium's own name.
+func TestLateLabelWeb(t *testing.T) {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Skip("needs chromium")
+	}
+	c := connect(t, 2*time.Second)
+	page, err := filepath.Abs("testdata/latelabel.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := startApp(t, "env", "ACCESSIBILITY_ENABLED=1", "chromium", "--force-renderer-accessibility", "--no-sandbox", "--no-first-run",
+		"--disable-gpu", "--user-data-dir="+t.TempDir(), "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"file://"+page)
+	var late, early *platform.Node
+	testdesk.WaitFor(t, 30*time.Second, "the page's late text and both boxes", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		tree, err := c.Tree(ctx, a.window(), all)
+		if err != nil || find(tree.Root, func(n *platform.Node) bool { return n.Role == "document web" && n.Name == "Late Label done" }) == nil {
+			return false
+		}
+		late = find(tree.Root, func(n *platform.Node) bool { return n.Role == "check box" })
+		early = find(tree.Root, func(n *platform.Node) bool { return n.Role == "radio button" })
+		return late != nil && early != nil
+	})
+	if late.Name != "Later" || early.Name != "Early" {
+		t.Errorf("in the walk: check box %q, radio button %q; want \"Later\" and \"Early\"", late.Name, early.Name)
+	}
+	if got := element(t, c, late.Ref).Node.Name; got != "Later" {
+		t.Errorf("the check box read by ref is named %q, want \"Later\"", got)
+	}
+	if got := element(t, c, early.Ref).Node.Name; got != "Early" {
+		t.Errorf("the radio button read by ref is named %q, want \"Early\"", got)
+	}
+}

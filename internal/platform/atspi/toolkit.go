@@ -77,6 +77,12 @@ type bridge struct {
 	// actionsByCount: Action.GetActions is not answered at all (WebKitGTK 2.50's web process
 	// never replies), so action names are read with GetNActions and GetName.
 	actionsByCount bool
+	// lateLabels: a check box or radio button whose <label> text the page added after the
+	// browser first described the box keeps an empty name for good, with no relation, while
+	// the text shows as the static text beside it (Chromium: beside a second make test its
+	// parser yields between `<input>` and ` Subscribe`; a page that appends the text later does
+	// it every time). The box takes that text as its name (latelabels.go).
+	lateLabels bool
 }
 
 // plugBridge is the profile of a plug's connection that does not name its toolkit (WebKitGTK's
@@ -122,6 +128,7 @@ func bridgeFor(toolkit, version string) bridge {
 		b.getAll, b.wholeText, b.peer = true, true, true
 		b.silentValue = strings.EqualFold(toolkit, "gecko")
 		b.textNotNamed = b.silentValue
+		b.lateLabels = strings.EqualFold(toolkit, "chromium")
 	}
 	return b
 }

@@ -935,6 +935,9 @@ func (w *walker) convert(n *node) (*platform.Node, int) {
 		out.Children = append(out.Children, kn)
 		count += kc
 	}
+	if w.bridge.lateLabels {
+		nameLateLabels(out.Children)
+	}
 	return out, count
 }
 
