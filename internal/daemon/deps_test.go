@@ -105,6 +105,7 @@ var rules = map[string]rule{
 	"internal/agentguide":            {bans: everything},
 	"internal/atomicfile":            {bans: everything},
 	"internal/paths":                 {bans: everything},
+	"internal/sysload":               {bans: everything},
 	"internal/procgroup":             {bans: everything},
 	"internal/framepool":             {bans: everything},
 	"internal/xgbext":                {bans: everything},

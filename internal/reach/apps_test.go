@@ -10,12 +10,16 @@ import (
 	"github.com/mcec/mcec/internal/headless"
 )
 
-// app is one application of one toolkit, how it is started (plainly, as a user would: mcec's
-// launch must switch accessibility on by itself) and the table of what must work.
 // browserLaunch bounds the launch of a browser or an office app with a fresh profile: Firefox
 // took more than 30 s to map its window beside a second make test (load 7 on 2 cores).
 const browserLaunch = 60000
 
+// appLaunch is the launch bound of every other application: a bound, not a wait (an idle machine
+// shows their windows in 1-3 s; beside a second make test a GTK 4 app on GNOME took over 15 s).
+const appLaunch = 45000
+
+// app is one application of one toolkit, how it is started (plainly, as a user would: mcec's
+// launch must switch accessibility on by itself) and the table of what must work.
 type app struct {
 	name    string // subtest name
 	toolkit string
@@ -73,26 +77,26 @@ func apps(t *testing.T, dir string) []*app {
 	page := "file://" + filepath.Join(data, "form.html")
 	x11 := []*app{
 		{name: "GTK3", toolkit: "GTK 3", program: "testdata/gtk3_form.py (python3-gi)",
-			argv: []string{py, filepath.Join(data, "gtk3_form.py")}, launchTimeout: 15000, title: "Reach GTK3 Form",
+			argv: []string{py, filepath.Join(data, "gtk3_form.py")}, launchTimeout: appLaunch, title: "Reach GTK3 Form",
 			table: table(formChecks), drive: func(r *run) { r.form(false) }},
 		{name: "GTK4", toolkit: "GTK 4", program: "testdata/gtk4_form.py (python3-gi)",
-			argv: []string{py, filepath.Join(data, "gtk4_form.py")}, launchTimeout: 15000, title: "Reach GTK4 Form",
+			argv: []string{py, filepath.Join(data, "gtk4_form.py")}, launchTimeout: appLaunch, title: "Reach GTK4 Form",
 			table: table(formChecks), drive: func(r *run) { r.form(false) }},
 		{name: "GTK4-demo", toolkit: "GTK 4", program: "gtk4-demo",
-			argv: []string{"gtk4-demo"}, launchTimeout: 15000, title: "GTK Demo",
+			argv: []string{"gtk4-demo"}, launchTimeout: appLaunch, title: "GTK Demo",
 			table: table(append(append([]check{}, common...), cSetValue, cInvoke, cWaitFor, cDialog, cMainDialog),
 				pending(cDialog, "with the Dialogs demo window (transient for the main window) holding the focus, openbox will not "+
 					"activate the main window, and the Primary menu popover that the click opens does not stay open; close the demo first"),
 				pending(cMainDialog, "follows dialog-tree")),
 			drive: func(r *run) { r.gtk4Demo() }},
 		{name: "Qt5", toolkit: "Qt 5", program: "testdata/qt_form.py 5 (PyQt5)",
-			argv: []string{py, filepath.Join(data, "qt_form.py"), "5"}, launchTimeout: 15000, title: "Reach Qt5 Form",
+			argv: []string{py, filepath.Join(data, "qt_form.py"), "5"}, launchTimeout: appLaunch, title: "Reach Qt5 Form",
 			table: table(formChecks), drive: func(r *run) { r.form(false) }},
 		{name: "Qt6", toolkit: "Qt 6", program: "testdata/qt_form.py 6 (PyQt6)",
-			argv: []string{py, filepath.Join(data, "qt_form.py"), "6"}, launchTimeout: 15000, title: "Reach Qt6 Form",
+			argv: []string{py, filepath.Join(data, "qt_form.py"), "6"}, launchTimeout: appLaunch, title: "Reach Qt6 Form",
 			table: table(formChecks), drive: func(r *run) { r.form(false) }},
 		{name: "Qt5-featherpad", toolkit: "Qt 5", program: "featherpad",
-			argv: []string{"featherpad"}, launchTimeout: 15000, title: "Untitled",
+			argv: []string{"featherpad"}, launchTimeout: appLaunch, title: "Untitled",
 			table: table(append(append([]check{}, common...), cSetValue, cInvoke, cWaitFor, cDialog, cMainDialog)),
 			drive: func(r *run) { r.featherpad() }},
 		{name: "Chromium", toolkit: "Chromium", program: "chromium, testdata/form.html", settledTitle: true,
@@ -112,10 +116,10 @@ func apps(t *testing.T, dir string) []*app {
 			table: table(append(append([]check{}, common...), cValues, cSetValue, cInvoke, cToggle, cWaitFor, cDialog)),
 			drive: func(r *run) { r.form(true) }},
 		{name: "GTK2-demo", toolkit: "GTK 2", program: "gtk-demo (gtk2.0-examples)",
-			argv: []string{"gtk-demo"}, launchTimeout: 15000, title: "GTK+ Code Demos",
+			argv: []string{"gtk-demo"}, launchTimeout: appLaunch, title: "GTK+ Code Demos",
 			table: table(append(append([]check{}, common...), cInvoke)), drive: func(r *run) { r.gtk2Demo() }},
 		{name: "EFL-terminology", toolkit: "EFL (Elementary)", program: "terminology",
-			argv: []string{"terminology"}, launchTimeout: 15000, title: "Terminology",
+			argv: []string{"terminology"}, launchTimeout: appLaunch, title: "Terminology",
 			table: table(append(append([]check{}, common...), cInvoke)), drive: func(r *run) { r.terminology() }},
 		{name: "Writer", toolkit: "LibreOffice (VCL gtk3)", program: "libreoffice --writer",
 			argv:          []string{"libreoffice", "--norestore", "-env:UserInstallation=file://" + filepath.Join(dir, "lo-writer"), "--writer"},
@@ -130,15 +134,15 @@ func apps(t *testing.T, dir string) []*app {
 			table: table(append(append([]check{}, common...), cFindCell, cQueryBudget, cDialog, cMainDialog)),
 			drive: func(r *run) { r.calc() }},
 		{name: "Tk", toolkit: "Tk 8.6", program: "wish testdata/tk_form.tcl",
-			argv: []string{"wish", filepath.Join(data, "tk_form.tcl")}, launchTimeout: 8000, title: "Reach Tk Form",
+			argv: []string{"wish", filepath.Join(data, "tk_form.tcl")}, launchTimeout: appLaunch, title: "Reach Tk Form",
 			table: table([]check{cLaunch, cPID, cNoTree, cCapture, cPixelClick, cSurvive}),
 			drive: func(r *run) { r.pixels(true) }},
 		{name: "Swing", toolkit: "Java Swing", program: "java testdata/Form.java (OpenJDK 17)",
-			argv: []string{"java", filepath.Join(data, "Form.java")}, launchTimeout: 30000, title: "Reach Swing Form",
+			argv: []string{"java", filepath.Join(data, "Form.java")}, launchTimeout: appLaunch, title: "Reach Swing Form",
 			table: table(formChecks), drive: func(r *run) { r.form(false) }},
 		{name: "xterm", toolkit: "X11 (no toolkit)", program: "xterm -e sh -c 'echo hello; echo world; exec sleep 600'",
 			argv:          []string{"xterm", "-T", "Reach xterm", "-e", "sh", "-c", "echo hello; echo world; exec sleep 600"},
-			launchTimeout: 10000, title: "Reach xterm",
+			launchTimeout: appLaunch, title: "Reach xterm",
 			table: table([]check{cLaunch, cPID, cNoTree, cCapture, cOCR, cSurvive}),
 			drive: func(r *run) { r.pixels(false) }},
 	}

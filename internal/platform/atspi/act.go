@@ -178,7 +178,8 @@ func shortMethod(m string) string { return strings.TrimPrefix(m, "org.a11y.atspi
 // object with GetState under the same bound (see Act for why both).
 func (c *Client) mutate(ctx context.Context, target, probe objRef, method string, args ...any) (outcome, error) {
 	var out outcome
-	call := c.graceCall(ctx, target, method, args...)
+	grace := c.modalGrace()
+	call := c.graceCall(ctx, grace, target, method, args...)
 	// The caller's own deadline passing counts like ours: the action may be under way.
 	canceled := func() bool { return errors.Is(ctx.Err(), context.Canceled) }
 	if err := call.Err; err != nil {
@@ -195,10 +196,10 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 			return out, fmt.Errorf("%w: %s refused %s: %v", platform.ErrActionFailed,
 				c.refOf(target), shortMethod(method), err)
 		}
-		return out, c.callError(err, c.opts.ModalGrace, target.Bus, target.Path, method)
+		return out, c.callError(err, grace, target.Bus, target.Path, method)
 	}
 	out.reply = call
-	pc := c.graceCall(ctx, probe, ifAccessible+".GetState")
+	pc := c.graceCall(ctx, grace, probe, ifAccessible+".GetState")
 	if err := pc.Err; err != nil {
 		f := classify(err)
 		switch {
@@ -209,7 +210,7 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 		case f == failDead, f == failNoIface, f == failGone:
 			out.gone = true // the action closed its own window, or ended the application
 		default:
-			return out, c.callError(err, c.opts.ModalGrace, probe.Bus, probe.Path, "GetState")
+			return out, c.callError(err, grace, probe.Bus, probe.Path, "GetState")
 		}
 		return out, nil
 	}
@@ -219,10 +220,10 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 	return out, nil
 }
 
-// graceCall makes one godbus call bounded by ModalGrace instead of CallTimeout.
-func (c *Client) graceCall(ctx context.Context, r objRef, method string, args ...any) *dbus.Call {
+// graceCall makes one godbus call bounded by grace (ModalGrace) instead of CallTimeout.
+func (c *Client) graceCall(ctx context.Context, grace time.Duration, r objRef, method string, args ...any) *dbus.Call {
 	c.calls.Add(1)
-	gctx, cancel := context.WithTimeout(ctx, c.opts.ModalGrace)
+	gctx, cancel := context.WithTimeout(ctx, grace)
 	defer cancel()
 	return c.conn.Object(r.Bus, r.Path).CallWithContext(gctx, method, 0, args...)
 }
@@ -770,7 +771,8 @@ func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, e
 		return platform.ActResult{}, nil
 	}
 	// Poll with backoff: the state usually follows within a few milliseconds.
-	deadline := time.NewTimer(c.opts.ModalGrace)
+	grace := c.modalGrace()
+	deadline := time.NewTimer(grace)
 	defer deadline.Stop()
 	pause := time.Millisecond
 	wait := time.NewTimer(pause)
@@ -781,7 +783,7 @@ func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, e
 			return platform.ActResult{}, ctx.Err()
 		case <-deadline.C:
 			return platform.ActResult{}, fmt.Errorf("%w: %s accepted GrabFocus but did not report focus within %v (is its window active?)",
-				platform.ErrNotFocused, o.label(), c.opts.ModalGrace)
+				platform.ErrNotFocused, o.label(), grace)
 		case <-wait.C:
 			pause = min(2*pause, 20*time.Millisecond)
 			wait.Reset(pause)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcec/mcec/internal/platform/atspi/dbuswire"
 )
@@ -91,11 +92,12 @@ func firstFailure(parent context.Context, a, b error) error {
 
 // callRun is one runCalls in progress.
 type callRun struct {
-	c     *Client
-	calls []callJob
-	next  atomic.Int64 // the next call to send
-	left  atomic.Int64 // calls not finished (handled, abandoned or never sent)
-	done  chan struct{}
+	c       *Client
+	calls   []callJob
+	timeout time.Duration // each call's, CallTimeout as the load stretched it when the run began
+	next    atomic.Int64  // the next call to send
+	left    atomic.Int64  // calls not finished (handled, abandoned or never sent)
+	done    chan struct{}
 
 	mu      sync.Mutex
 	err     error            // the first error; no call is sent after it
@@ -132,7 +134,7 @@ fill:
 			<-sem
 		}
 	}()
-	r := &callRun{c: c, calls: calls, done: make(chan struct{}), waiting: make(map[int]sentCall)}
+	r := &callRun{c: c, calls: calls, timeout: c.callTimeout(), done: make(chan struct{}), waiting: make(map[int]sentCall)}
 	r.left.Store(int64(len(calls)))
 	for range window {
 		r.sendNext()
@@ -186,7 +188,7 @@ func (r *callRun) send(i int, viaBus bool) bool {
 	// The reply may come before Send returns: whichever of the two comes second keeps waiting
 	// in step (a call is listed in waiting only while it has not been answered).
 	var replied atomic.Bool
-	serial, err := conn.Send(c.opts.CallTimeout, dest, string(cj.ref.Path), cj.iface, cj.member, func(rep *dbuswire.Reply, err error) {
+	serial, err := conn.Send(r.timeout, dest, string(cj.ref.Path), cj.iface, cj.member, func(rep *dbuswire.Reply, err error) {
 		replied.Store(true)
 		r.mu.Lock()
 		delete(r.waiting, i)
@@ -224,7 +226,7 @@ type sentCall struct {
 // it finished.
 func (r *callRun) handle(i int, rep *dbuswire.Reply, err error) {
 	cj := r.calls[i]
-	rep, f, err := r.c.fastResult(rep, err, r.c.opts.CallTimeout, cj.ref.Bus, cj.ref.Path, cj.iface, cj.member)
+	rep, f, err := r.c.fastResult(rep, err, r.timeout, cj.ref.Bus, cj.ref.Path, cj.iface, cj.member)
 	if herr := cj.handle(rep, f, err); herr != nil {
 		r.stop(herr)
 	}

@@ -14,11 +14,14 @@ import (
 
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/atspi/dbuswire"
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 // Options configures a Client. The zero value is usable.
 type Options struct {
-	// CallTimeout bounds every D-Bus call (min with the caller's deadline); default 2 s.
+	// CallTimeout bounds every D-Bus call (min with the caller's deadline); default 2 s. Both
+	// it and ModalGrace stretch with the machine's load (sysload.Scale): a loaded machine
+	// slows a working application past them.
 	CallTimeout time.Duration
 	// ModalGrace bounds the call that performs an action and the probe right after it; an
 	// application that does not answer within it is reported as showing a modal dialog
@@ -240,15 +243,21 @@ func (c *Client) Close() error {
 	return c.closeErr
 }
 
+// callTimeout is CallTimeout stretched by the machine's load.
+func (c *Client) callTimeout() time.Duration { return sysload.Scale(c.opts.CallTimeout) }
+
+// modalGrace is ModalGrace stretched by the machine's load.
+func (c *Client) modalGrace() time.Duration { return sysload.Scale(c.opts.ModalGrace) }
+
 // callContext bounds one call by CallTimeout and the caller's own deadline.
 func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, c.opts.CallTimeout)
+	return context.WithTimeout(ctx, c.callTimeout())
 }
 
 // call makes one D-Bus call with a deadline and converts a fatal failure; the returned
 // failure lets callers treat dead nodes and missing interfaces as data.
 func (c *Client) call(ctx context.Context, dest string, path dbus.ObjectPath, method string, args ...any) (*dbus.Call, failure, error) {
-	return c.callWithin(ctx, c.opts.CallTimeout, dest, path, method, args...)
+	return c.callWithin(ctx, c.callTimeout(), dest, path, method, args...)
 }
 
 // callWithin is call with its own deadline instead of CallTimeout.

@@ -35,7 +35,7 @@ func (c *Client) fastConn() *dbuswire.Conn {
 // fastCall makes one call on fc with a deadline; errors are converted to godbus's types so
 // classify and callError treat them as they treat godbus's.
 func (c *Client) fastCall(ctx context.Context, fc *dbuswire.Conn, dest string, path dbus.ObjectPath, iface, member string, args ...any) (*dbuswire.Reply, failure, error) {
-	return c.fastCallWithin(ctx, fc, c.opts.CallTimeout, dest, path, iface, member, args...)
+	return c.fastCallWithin(ctx, fc, c.callTimeout(), dest, path, iface, member, args...)
 }
 
 // fastCallWithin is fastCall with its own deadline instead of CallTimeout.

@@ -155,7 +155,7 @@ func (c *Client) snapshotTimeout(bus string) time.Duration {
 	c.mu.Lock()
 	n := c.cached[bus]
 	c.mu.Unlock()
-	return c.opts.CallTimeout * time.Duration(min(1+n/1000, 4))
+	return c.callTimeout() * time.Duration(min(1+n/1000, 4))
 }
 
 // sawCache remembers how many objects an application's cache held, for snapshotTimeout.

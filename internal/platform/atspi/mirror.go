@@ -200,7 +200,7 @@ func (c *Client) fromMirror(ctx context.Context, key mirrorKey) (platform.Tree, 
 // socket may still answer the walk, peer.go) or the application hung; either way the walk that
 // follows says what is true, so the barrier does not spend a whole call deadline first.
 func (c *Client) barrier(ctx context.Context, bus string) error {
-	ctx, cancel := context.WithTimeout(ctx, min(c.opts.CallTimeout, c.opts.ModalGrace))
+	ctx, cancel := context.WithTimeout(ctx, min(c.callTimeout(), c.modalGrace()))
 	defer cancel()
 	c.calls.Add(1)
 	return c.conn.Object(bus, registryRoot).CallWithContext(ctx, ifAccessible+".GetRole", 0).Err

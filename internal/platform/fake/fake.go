@@ -48,6 +48,7 @@ type Desktop struct {
 	nodes    map[string]*node
 	focus    map[int]string        // pid -> the ref with keyboard focus
 	hung     map[int]chan struct{} // closed when the process answers again
+	slowActs map[int]bool          // processes whose actions report ModalPending (SlowActs)
 	stalled  map[int]int           // calls waiting on a hung process
 	nextWin  uint32
 	nextRef  int
@@ -182,6 +183,18 @@ func (d *Desktop) Hang(pid int, hung bool) {
 		close(ch)
 		delete(d.hung, pid)
 	}
+}
+
+// SlowActs makes process pid answer its actions too late (true) or in time (false): Act does
+// the action and reports ModalPending, as the AT-SPI backend does for a loaded application
+// that answers after its grace, while every other call is answered at once.
+func (d *Desktop) SlowActs(pid int, slow bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.slowActs == nil {
+		d.slowActs = map[int]bool{}
+	}
+	d.slowActs[pid] = slow
 }
 
 // win finds a window by handle; d.mu held.

@@ -428,12 +428,13 @@ func (d *Desktop) Act(ctx context.Context, ref string, action platform.ElementAc
 		return unsupported(string(action) + "-able")
 	}
 	pid := n.pid
+	slow := d.slowActs[pid]
 	d.mu.Unlock()
 	if run != nil {
 		run(d, ref)
 	}
 	d.treeChanged(pid)
-	return platform.ActResult{}, nil
+	return platform.ActResult{ModalPending: slow}, nil
 }
 
 // change applies f to the live node ref and announces the change; ErrElementStale when gone.

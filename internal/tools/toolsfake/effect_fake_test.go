@@ -1,6 +1,7 @@
 package toolsfake_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/mcec/mcec/contract"
@@ -77,5 +78,40 @@ func TestSetValueReportsTarget(t *testing.T) {
 	}
 	if tg := res.Effect.Target; tg == nil || tg.Value == nil || *tg.Value != "world" {
 		t.Errorf("effect target %+v, want the new value", res.Effect.Target)
+	}
+}
+
+// An application that answers its actions after the backend's grace but answers again, with no
+// modal window open, was only slow: setvalue is verified, no modal is reported pending, and the
+// effect and its warning are as for a prompt application. One that stays silent keeps
+// modalPending.
+func TestSlowApplicationIsNotModal(t *testing.T) {
+	type result struct {
+		invokeResult
+		ModalPending bool  `json:"modalPending"`
+		Verified     *bool `json:"verified"`
+	}
+	a := newApp(t)
+	a.Fake.SlowActs(pid, true)
+	var res result
+	env := a.OK(t, "invoke", map[string]any{"pid": pid, "element": map[string]any{"name": "Note"}, "action": "setvalue",
+		"text": "slow", "via": "accessibility", "settle": 100}, &res)
+	if res.ModalPending || res.Verified == nil || !*res.Verified {
+		t.Errorf("setvalue on a slow application: modalPending %v, verified %v; want false, true", res.ModalPending, res.Verified)
+	}
+	if contracttest.HasWarning(env, contract.WarnNoObservedEffect) {
+		t.Errorf("warned no effect for a value that changed")
+	}
+	res = result{}
+	env = a.OK(t, "invoke", map[string]any{"pid": pid, "element": map[string]any{"name": "Apply"}, "via": "accessibility", "settle": 100}, &res)
+	if res.ModalPending || contracttest.HasWarning(env, contract.WarnNoObservedEffect) ||
+		!slices.ContainsFunc(res.Effect.Changed, func(c tools.NodeChange) bool { return c.Name == "Status: applied" }) {
+		t.Errorf("invoke on a slow application: modalPending %v, effect %+v; want the label's rename", res.ModalPending, res.Effect)
+	}
+	res = result{}
+	env = a.OK(t, "invoke", map[string]any{"pid": pid, "element": map[string]any{"name": "Inert"}, "via": "accessibility", "settle": 100}, &res)
+	if res.ModalPending || !contracttest.HasWarning(env, contract.WarnNoObservedEffect) {
+		t.Errorf("an inert button on a slow application: modalPending %v, warnings %v; want no modal and %s",
+			res.ModalPending, env.Warnings(), contract.WarnNoObservedEffect)
 	}
 }
