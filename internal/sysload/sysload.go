@@ -1,7 +1,7 @@
-// Package sysload says how crowded the machine's processors are, so that a deadline meant to
-// tell a hung application from a working one is not tripped by one that a loaded machine only
-// slowed down: beside a second make test on 2 cores (load 11), Firefox, LibreOffice and GTK 4
-// took longer than 2 s to answer single AT-SPI calls that idle they answer in milliseconds.
+// Package sysload measures how crowded the processors are, to stretch the deadlines that tell
+// a hung application from a slow one: beside a second make test on 2 cores (load 11), Firefox,
+// LibreOffice and GTK 4 took longer than 2 s to answer single AT-SPI calls that idle they
+// answer in milliseconds.
 package sysload
 
 import (

@@ -94,6 +94,7 @@ type Client struct {
 	closeErr  error
 
 	noCache      bool // tests: ignore Cache.GetItems to exercise the walk by calls
+	unstretched  bool // tests: deadlines as given, whatever the load (stretch)
 	noPeer       bool // tests and benchmarks: every fast call through the bus daemon
 	readCellText bool // tests: read table cells' text even where it is their name (bridge.cellTextIsName)
 	everyExtent  bool // tests: measure every cell of a table, in view or not (bridge.cellsInRows)
@@ -244,10 +245,19 @@ func (c *Client) Close() error {
 }
 
 // callTimeout is CallTimeout stretched by the machine's load.
-func (c *Client) callTimeout() time.Duration { return sysload.Scale(c.opts.CallTimeout) }
+func (c *Client) callTimeout() time.Duration { return c.stretch(c.opts.CallTimeout) }
 
 // modalGrace is ModalGrace stretched by the machine's load.
-func (c *Client) modalGrace() time.Duration { return sysload.Scale(c.opts.ModalGrace) }
+func (c *Client) modalGrace() time.Duration { return c.stretch(c.opts.ModalGrace) }
+
+// stretch scales a deadline by the machine's load (sysload.Scale); tests that measure the
+// deadlines themselves turn it off.
+func (c *Client) stretch(d time.Duration) time.Duration {
+	if c.unstretched {
+		return d
+	}
+	return sysload.Scale(d)
+}
 
 // callContext bounds one call by CallTimeout and the caller's own deadline.
 func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -10,6 +10,10 @@ import (
 // fallback walk by calls on a GTK application. Call it before c is used.
 func WalkWithoutCache(c *Client) { c.noCache = true }
 
+// Unstretched keeps c's deadlines as given whatever the machine's load, for tests that measure
+// the deadlines themselves.
+func Unstretched(c *Client) { c.unstretched = true }
+
 // WatchStats reports the live watches of c, the applications they listen to in all, and the
 // watched signals delivered to them in all.
 func WatchStats(c *Client) (watches, senders int, signals int64) {

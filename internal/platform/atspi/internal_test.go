@@ -283,7 +283,7 @@ func TestFailuresCarryTheirCodes(t *testing.T) {
 // deadline (a hung one costs one CallTimeout); a large one gets one per started thousand
 // objects, at most four.
 func TestSnapshotTimeoutGrowsWithTheCache(t *testing.T) {
-	c := &Client{opts: Options{CallTimeout: 2 * time.Second}, cached: map[string]int{}}
+	c := &Client{opts: Options{CallTimeout: 2 * time.Second}, cached: map[string]int{}, unstretched: true}
 	for _, tt := range []struct {
 		objects int
 		want    time.Duration

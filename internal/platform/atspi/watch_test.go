@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/atspi"
+	"github.com/mcec/mcec/internal/sysload"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
@@ -110,8 +111,9 @@ func TestWatchTree(t *testing.T) {
 			worst = max(worst, time.Since(start))
 		}
 		t.Logf("toggle → change reported: worst of 10 %v (Act included)", worst)
-		if worst > 100*time.Millisecond {
-			t.Errorf("a change took %v to be reported", worst)
+		// On a loaded machine everything takes longer (sysload): the bound stretches with it.
+		if limit := sysload.Scale(100 * time.Millisecond); worst > limit {
+			t.Errorf("a change took %v to be reported (more than %v)", worst, limit)
 		}
 	})
 
