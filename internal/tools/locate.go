@@ -99,7 +99,7 @@ func locate(ctx context.Context, d desktopReader, target WindowTarget, sel *Elem
 	if err != nil {
 		return located{window: w}, platformError(err)
 	}
-	if slices.Contains(tree.TruncatedBy, "time") {
+	if slices.Contains(tree.TruncatedBy, platform.LimitTime) {
 		sel.budget = min(2*max(sel.budget, searchLimits.Budget), maxSearchBudget)
 	}
 	matches := sel.search(tree.Root)
