@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 // searchLimits bound the walk behind a selector search: deep and wide enough for real
@@ -91,16 +92,17 @@ func locate(ctx context.Context, d desktopReader, target WindowTarget, sel *Elem
 	// A cell address means a cell on screen, in a sheet: closed menus and hidden pages, which
 	// hold most of an office application's objects, need not be walked.
 	limits.ShowingOnly = len(limits.Cells) > 0
+	budget := sysload.Scale(searchLimits.Budget) // as query's default budget does
 	if sel.budget > 0 {
-		limits.Budget = sel.budget
+		budget = sel.budget
 	}
-	limits.Budget = budgetWithin(ctx, limits.Budget)
+	limits.Budget = budgetWithin(ctx, budget)
 	tree, err := d.Tree(ctx, w, limits)
 	if err != nil {
 		return located{window: w}, platformError(err)
 	}
 	if slices.Contains(tree.TruncatedBy, platform.LimitTime) {
-		sel.budget = min(2*max(sel.budget, searchLimits.Budget), maxSearchBudget)
+		sel.budget = min(2*budget, maxSearchBudget)
 	}
 	matches := sel.search(tree.Root)
 	if len(matches) > 1 {

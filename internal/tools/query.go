@@ -11,6 +11,7 @@ import (
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 // Query limits (PRODUCT.md §8).
@@ -31,13 +32,16 @@ type queryArgs struct {
 	MaxDepth    *int   `json:"maxDepth,omitempty" jsonschema:"Levels below the window's frame to return, unnamed layout containers not counted (default 6)."`
 	MaxNodes    *int   `json:"maxNodes,omitempty" jsonschema:"Nodes to return at most (default 1000)."`
 	MaxChildren *int   `json:"maxChildren,omitempty" jsonschema:"Children listed of any one node (default 200); a node with more says childCount."`
-	TimeBudget  *int   `json:"timeBudget,omitempty" jsonschema:"Milliseconds the walk may take before it returns what it has (default 2000)."`
+	TimeBudget  *int   `json:"timeBudget,omitempty" jsonschema:"Milliseconds the walk may take before it returns what it has (default 2000, up to 4x that on a loaded machine)."`
 }
 
 // treeLimits checks query's limit arguments and fills in the defaults.
 func (in *queryArgs) treeLimits() (platform.TreeLimits, error) {
+	// The default time budget stretches with the machine's load (sysload): the same tree takes
+	// longer to read on a loaded machine (beside a second make test, Chromium's 240-node page was
+	// cut at 2 s), and an agent that gave no budget wants the tree, not a part of it.
 	limits := platform.TreeLimits{MaxDepth: defaultMaxDepth, MaxNodes: defaultMaxNodes, MaxChildren: defaultMaxChildren,
-		Budget: defaultTimeBudget * time.Millisecond}
+		Budget: sysload.Scale(defaultTimeBudget * time.Millisecond)}
 	if in.MaxDepth != nil {
 		if *in.MaxDepth < 0 {
 			return limits, contract.Errorf(contract.CodeBadArguments, "maxDepth must be 0 or more, got %d", *in.MaxDepth)
