@@ -427,14 +427,6 @@ func (o *observer) settle(ctx context.Context, limit time.Duration, appBlocked b
 }
 
 // diff reads the state again and compares it with the state before the action.
-// again compares once more, the application's tree included, after a settle that took the
-// application for blocked when it was only slow; the settle's counts and timing stay.
-func (o *observer) again(ctx context.Context, settled Effect) Effect {
-	eff := o.diff(ctx, false)
-	eff.AppEvents, eff.Settled, eff.SettledMs = settled.AppEvents, settled.Settled, settled.SettledMs
-	return eff
-}
-
 func (o *observer) diff(ctx context.Context, appBlocked bool) Effect {
 	var eff Effect
 	after, err := o.d.Windows(ctx)

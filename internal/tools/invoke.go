@@ -116,13 +116,6 @@ func invokeTool(env *Env) *catalog.Tool {
 			}
 			res.Invoked, res.ModalPending, res.Via, res.Verified = true, out.modalPending, out.via, out.verified
 			eff := obs.settle(ctx, settle, out.modalPending)
-			if out.modalPending && !eff.ModalOpened() && answers(ctx, env, l.node.Ref) {
-				// The application did not answer the action within the backend's grace, but it
-				// answers now and no modal window opened: it was only slow (a loaded machine), and
-				// its tree tells what the action did.
-				out.modalPending, res.ModalPending = false, false
-				eff = obs.again(ctx, eff)
-			}
 			res.Effect = &eff
 			if out.recheck != nil {
 				if err := out.recheck(ctx); err != nil {
@@ -176,13 +169,4 @@ func actionError(err error, action platform.ElementAction, n *platform.Node) err
 		return contract.Errorf(contract.CodeBadArguments, "%v", err)
 	}
 	return platformError(err)
-}
-
-// answers reports whether the application of ref answers a read within slowAnswerWithin: one
-// in a modal loop that an action started stays silent, a slow one answers.
-func answers(ctx context.Context, env *Env, ref string) bool {
-	ctx, cancel := context.WithTimeout(ctx, slowAnswerWithin)
-	defer cancel()
-	_, err := env.Desktop.Element(ctx, ref)
-	return err == nil
 }

@@ -1,7 +1,6 @@
 package toolsfake_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/mcec/mcec/contract"
@@ -81,10 +80,8 @@ func TestSetValueReportsTarget(t *testing.T) {
 	}
 }
 
-// An application that answers its actions after the backend's grace but answers again, with no
-// modal window open, was only slow: setvalue is verified, no modal is reported pending, and the
-// effect and its warning are as for a prompt application. One that stays silent keeps
-// modalPending.
+// An application that answers a setvalue after the backend's grace but answers the read-back
+// was only slow: the value is verified and no modal is reported pending.
 func TestSlowApplicationIsNotModal(t *testing.T) {
 	type result struct {
 		invokeResult
@@ -101,17 +98,5 @@ func TestSlowApplicationIsNotModal(t *testing.T) {
 	}
 	if contracttest.HasWarning(env, contract.WarnNoObservedEffect) {
 		t.Errorf("warned no effect for a value that changed")
-	}
-	res = result{}
-	env = a.OK(t, "invoke", map[string]any{"pid": pid, "element": map[string]any{"name": "Apply"}, "via": "accessibility", "settle": 100}, &res)
-	if res.ModalPending || contracttest.HasWarning(env, contract.WarnNoObservedEffect) ||
-		!slices.ContainsFunc(res.Effect.Changed, func(c tools.NodeChange) bool { return c.Name == "Status: applied" }) {
-		t.Errorf("invoke on a slow application: modalPending %v, effect %+v; want the label's rename", res.ModalPending, res.Effect)
-	}
-	res = result{}
-	env = a.OK(t, "invoke", map[string]any{"pid": pid, "element": map[string]any{"name": "Inert"}, "via": "accessibility", "settle": 100}, &res)
-	if res.ModalPending || !contracttest.HasWarning(env, contract.WarnNoObservedEffect) {
-		t.Errorf("an inert button on a slow application: modalPending %v, warnings %v; want no modal and %s",
-			res.ModalPending, env.Warnings(), contract.WarnNoObservedEffect)
 	}
 }
