@@ -50,6 +50,24 @@ func (h *harness) appWindow(pid int) window {
 	return res.Windows[0]
 }
 
+// settledWindow is pid's one window once its geometry has held for 500 ms: the widget
+// factory may still resize itself after it maps (seen beside a second make test: 1225 then
+// 1277 px wide), and a region taken from the first geometry then misses its target.
+func (h *harness) settledWindow(pid int) window {
+	h.t.Helper()
+	var win window
+	var since time.Time
+	testdesk.WaitFor(h.t, 30*time.Second, "the window's geometry to hold for 500 ms", func() bool {
+		w := h.appWindow(pid)
+		if w.X != win.X || w.Y != win.Y || w.Width != win.Width || w.Height != win.Height || since.IsZero() {
+			win, since = w, time.Now()
+			return false
+		}
+		return time.Since(since) >= 500*time.Millisecond
+	})
+	return win
+}
+
 func isRed(c color.Color) bool {
 	r, g, b, _ := c.RGBA()
 	return r>>8 > 0xc0 && g>>8 < 0x30 && b>>8 < 0x30
@@ -408,7 +426,7 @@ type getTextResult struct {
 func TestGetText(t *testing.T) {
 	h := newHarness(t)
 	p := startFactory(t)
-	win := h.appWindow(p.PID)
+	win := h.settledWindow(p.PID)
 	for _, label := range []string{"togglebutton", "checkbutton"} {
 		t.Run(label, func(t *testing.T) {
 			h.t = t

@@ -194,21 +194,11 @@ func TestWidgetFactory(t *testing.T) {
 			Count   int      `json:"count"`
 			Windows []window `json:"windows"`
 		}
-		// The factory may still resize itself after it maps (seen beside a second make test:
-		// 1225 then 1277 px wide): take its geometry once it has held for 500 ms.
-		var since time.Time
-		testdesk.WaitFor(t, 30*time.Second, "the factory's geometry to hold for 500 ms", func() bool {
-			h.ok("windows", map[string]any{"process": "gtk3-widget-factory"}, &res)
-			if res.Count != 1 || len(res.Windows) != 1 {
-				t.Fatalf("want the factory's one window, got %+v", res)
-			}
-			w := res.Windows[0]
-			if w.X != win.X || w.Y != win.Y || w.Width != win.Width || w.Height != win.Height || since.IsZero() {
-				win, since = w, time.Now()
-				return false
-			}
-			return time.Since(since) >= 500*time.Millisecond
-		})
+		h.ok("windows", map[string]any{"process": "gtk3-widget-factory"}, &res)
+		if res.Count != 1 || len(res.Windows) != 1 {
+			t.Fatalf("want the factory's one window, got %+v", res)
+		}
+		win = h.settledWindow(p.PID)
 		if win.ProcessID != p.PID || win.Width < 100 || win.Height < 100 || win.Handle == 0 || len(win.State) == 0 {
 			t.Errorf("window %+v", win)
 		}
