@@ -174,14 +174,19 @@ func (c *Client) perform(ctx context.Context, o *object, p plan) (outcome, error
 
 func shortMethod(m string) string { return strings.TrimPrefix(m, "org.a11y.atspi.") }
 
-// mutate makes a call that changes the application, bounded by ModalGrace, then probes the
-// object with GetState under the same bound (see Act for why both).
+// mutate makes a call that changes the application, then probes the object with GetState
+// (see Act for why both); either call still unanswered once awaitCall has told a nested loop
+// from a busy application reports the action as modal.
 func (c *Client) mutate(ctx context.Context, target, probe objRef, method string, args ...any) (outcome, error) {
 	var out outcome
 	grace := c.modalGrace()
-	call := c.graceCall(ctx, grace, target, method, args...)
+	call, looping := c.awaitCall(ctx, grace, probe, target, method, args...)
 	// The caller's own deadline passing counts like ours: the action may be under way.
 	canceled := func() bool { return errors.Is(ctx.Err(), context.Canceled) }
+	if looping {
+		out.modal = true
+		return out, nil
+	}
 	if err := call.Err; err != nil {
 		f := classify(err)
 		switch {
@@ -199,7 +204,11 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 		return out, c.callError(err, grace, target.Bus, target.Path, method)
 	}
 	out.reply = call
-	pc := c.graceCall(ctx, grace, probe, ifAccessible+".GetState")
+	pc, looping := c.awaitCall(ctx, grace, probe, probe, ifAccessible+".GetState")
+	if looping {
+		out.modal = true
+		return out, nil
+	}
 	if err := pc.Err; err != nil {
 		f := classify(err)
 		switch {
@@ -220,12 +229,52 @@ func (c *Client) mutate(ctx context.Context, target, probe objRef, method string
 	return out, nil
 }
 
-// graceCall makes one godbus call bounded by grace (ModalGrace) instead of CallTimeout.
-func (c *Client) graceCall(ctx context.Context, grace time.Duration, r objRef, method string, args ...any) *dbus.Call {
+// tieWithin is how long a call may still take after a read sent later was answered, before
+// the application is taken for looping in a nested main loop: a busy application that finally
+// returns to its main loop answers both in one turn, its own socket's read maybe first.
+const tieWithin = 100 * time.Millisecond
+
+// awaitCall makes one call on the bus and waits grace for its answer. An application silent
+// that long is in a nested (modal) main loop that the action started, or only busy (a loaded
+// machine, a slow handler), or hung. A read of probe's state, sent then, tells which: an
+// application in a nested loop answers it while the call waits (its own socket answers even
+// when its bus connection waits for the loop to end, peer.go), a busy one answers the call
+// first. looping is true when the read was answered and the call still was not within
+// tieWithin; otherwise the call is returned as it ended, with a deadline error when neither
+// was answered within a call deadline more (classify: failHung).
+func (c *Client) awaitCall(ctx context.Context, grace time.Duration, probe, r objRef, method string, args ...any) (call *dbus.Call, looping bool) {
 	c.calls.Add(1)
-	gctx, cancel := context.WithTimeout(ctx, grace)
+	cctx, cancel := context.WithTimeout(ctx, grace+c.callTimeout())
 	defer cancel()
-	return c.conn.Object(r.Bus, r.Path).CallWithContext(gctx, method, 0, args...)
+	call = c.conn.Object(r.Bus, r.Path).GoWithContext(cctx, method, 0, make(chan *dbus.Call, 1), args...)
+	answered := func(within time.Duration) bool {
+		t := time.NewTimer(within)
+		defer t.Stop()
+		select {
+		case <-call.Done:
+			return true
+		case <-t.C:
+			return false
+		}
+	}
+	if answered(grace) {
+		return call, false
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, _, err := c.states(cctx, probe)
+		read <- err
+	}()
+	select {
+	case <-call.Done:
+		return call, false
+	case err := <-read:
+		if err == nil {
+			return call, !answered(c.stretch(tieWithin))
+		}
+		<-call.Done // the read failed too: wait for the call's own end (cctx bounds it)
+		return call, false
+	}
 }
 
 // actionIndex finds the first of names among the object's actions.

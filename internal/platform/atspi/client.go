@@ -23,8 +23,9 @@ type Options struct {
 	// it and ModalGrace stretch with the machine's load (sysload.Scale): a loaded machine
 	// slows a working application past them.
 	CallTimeout time.Duration
-	// ModalGrace bounds the call that performs an action and the probe right after it; an
-	// application that does not answer within it is reported as showing a modal dialog
+	// ModalGrace is how long the call that performs an action and the probe right after it
+	// wait before mcec asks whether the application is in a modal dialog's nested loop or only
+	// busy (act.go, awaitCall); one in a nested loop is reported as showing a modal dialog
 	// (ActResult.ModalPending). Default 750 ms.
 	ModalGrace time.Duration
 	// Logger receives debug notes (fallback walks, skipped nodes); default: discard.

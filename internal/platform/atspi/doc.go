@@ -36,9 +36,11 @@
 // Act). GTK's bridge answers DoAction before it runs the action, and a handler that runs a
 // modal dialog's nested main loop (gtk_dialog_run) leaves the application answering no AT-SPI
 // call on the bus — its dialog included — until the dialog closes, while its events still
-// arrive (its own socket still answers walks: peer.go). So the
-// acting call and a GetState probe right after it each wait at most Options.ModalGrace, and
-// either one passing reports ModalPending instead of hanging.
+// arrive (its own socket still answers walks: peer.go). So the acting call and a GetState
+// probe right after it each wait Options.ModalGrace; one still unanswered then is told apart
+// from a merely busy application by a read sent after it (awaitCall): answered first, the
+// application is in a nested loop and Act reports ModalPending; silent both for a call deadline
+// more, it reports ModalPending too rather than hanging.
 //
 // WatchTree listens to the event signals of one process's applications through match rules
 // on the client's connection; one signal handler fans them out by sender to every watch

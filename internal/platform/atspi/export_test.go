@@ -93,3 +93,6 @@ func SetMaxInFlight(n int) { maxInFlight = n }
 
 // RegistryPID is the process id of the AT-SPI registry daemon c talks to.
 func RegistryPID(ctx context.Context, c *Client) (int, error) { return c.pid(ctx, registryName) }
+
+// TieWithin is awaitCall's tie window, for tests that time a modal verdict.
+const TieWithin = tieWithin

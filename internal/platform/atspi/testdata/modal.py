@@ -4,13 +4,15 @@
 # "Open dialog" runs Gtk.Dialog.run(), a nested main loop, from its click handler: while it
 # runs the application answers no AT-SPI call. SIGUSR1 answers the open dialog with CLOSE
 # from inside the application, so a test can end the loop without AT-SPI. "Remove me"
-# destroys itself, so its accessible object dies.
+# destroys itself, so its accessible object dies. "Work slowly" keeps the main loop busy for a
+# second, without a nested loop: a slow application, not a modal one.
 #
 # With --wait FIFO the program waits for a writer to open and close FIFO before it loads
 # GTK, so a test can start watching the process before its application registers on the
 # AT-SPI bus.
 import signal
 import sys
+import time
 
 if "--wait" in sys.argv:
     with open(sys.argv[sys.argv.index("--wait") + 1]) as fifo:
@@ -49,6 +51,14 @@ opener = Gtk.Button(label="Open dialog")
 opener.connect("clicked", open_dialog)
 box.add(opener)
 box.add(status)
+def work_slowly(_button):
+    time.sleep(1.0)
+    status.set_text("worked")
+
+
+slow = Gtk.Button(label="Work slowly")
+slow.connect("clicked", work_slowly)
+box.add(slow)
 doomed = Gtk.Button(label="Remove me")
 doomed.connect("clicked", lambda b: b.destroy())
 box.add(doomed)
