@@ -39,7 +39,7 @@ import (
 var desk *headless.Desktop
 
 // Main starts a private desktop for the whole test package, exports its
-// DISPLAY, DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR into the process
+// DISPLAY, DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR and TMPDIR into the process
 // environment (and unsets AT_SPI_BUS_ADDRESS, which would redirect an AT-SPI
 // client), so code under test that reads the environment attaches to it,
 // runs m.Run(), stops the desktop, and returns the exit code. If required
@@ -86,7 +86,9 @@ func run(m *testing.M, kind headless.Kind) int {
 	for _, kv := range d.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
-		case "DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "DBUS_SESSION_BUS_ADDRESS", paths.RuntimeVar:
+		// TMPDIR too: the desktop's own, removed with it, so what the tests' programs leave in
+		// their temp folder (Chromium's singleton sockets, LibreOffice's lu*.tmp) goes with it.
+		case "DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "DBUS_SESSION_BUS_ADDRESS", paths.RuntimeVar, "TMPDIR":
 			os.Setenv(k, v)
 		}
 	}

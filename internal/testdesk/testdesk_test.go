@@ -3,6 +3,7 @@ package testdesk
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,6 +16,11 @@ func TestEnvironmentExported(t *testing.T) {
 	}
 	if got := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); got != Desktop().DBusAddress() {
 		t.Errorf("DBUS_SESSION_BUS_ADDRESS = %q, want %q", got, Desktop().DBusAddress())
+	}
+	// Programs the tests start leave files in their temp folder (Chromium's singleton
+	// sockets): it must be the desktop's, removed with it, never the machine's /tmp.
+	if dir := os.TempDir(); !strings.HasPrefix(dir, Desktop().RuntimeDir()+string(os.PathSeparator)) {
+		t.Errorf("os.TempDir() = %q, want a folder inside the desktop's %q", dir, Desktop().RuntimeDir())
 	}
 }
 

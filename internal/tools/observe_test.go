@@ -430,7 +430,17 @@ func TestGetText(t *testing.T) {
 	for _, label := range []string{"togglebutton", "checkbutton"} {
 		t.Run(label, func(t *testing.T) {
 			h.t = t
-			n := h.findOne(p.PID, map[string]any{"name": label, "index": 0})
+			// The element's bounds and the window's geometry from one moment: under load the
+			// factory grew to the screen's width seconds after it mapped, and openbox moved it
+			// 15 px left (the region then cut "checkbutton" short).
+			var n *node
+			testdesk.WaitFor(t, 10*time.Second, "the window to hold while its element is read", func() bool {
+				n = h.findOne(p.PID, map[string]any{"name": label, "index": 0})
+				now := h.appWindow(p.PID)
+				same := now.X == win.X && now.Y == win.Y && now.Width == win.Width && now.Height == win.Height
+				win = now
+				return same
+			})
 			if n.X == nil || n.Width == nil {
 				t.Fatalf("%s has no bounds", label)
 			}
