@@ -326,7 +326,10 @@ func (r *run) writer() {
 			{sel: map[string]any{"name": "Formatting", "role": "tool bar"}, roles: []string{"tool bar"}},
 			{sel: map[string]any{"name": "File", "index": 0}, roles: []string{"menu"}},
 		})
-		wait := r.k.callAsync("wait-for", r.with(map[string]any{"element": map[string]any{"text": "2 words, 11 characters"}, "timeout": 10000}))
+		// LibreOffice counts words on an idle timer: beside a second make test (load 16) the count
+		// had not shown 10 s after the wait began, while walks of all 1,957 objects finished.
+		wait := r.k.callAsync("wait-for", r.with(map[string]any{"element": map[string]any{"text": "2 words, 11 characters"},
+			"timeout": sysload.Scale(10 * time.Second).Milliseconds()}))
 		r.setValue(map[string]any{"role": "paragraph", "index": 0}, "hello reach")
 		env := wait()
 		var fr findResult
