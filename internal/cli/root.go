@@ -56,6 +56,7 @@ type globalOptions struct {
 	launch      []string
 	noDialog    bool           // --no-consent-dialog
 	links       bool           // --capture-links
+	console     string         // the operator console's address (serve --console); "" for none
 	retention   retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
 	safety      safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
 
@@ -135,7 +136,7 @@ on exit. In a sway, KDE Plasma or GNOME session it attaches to the compositor.`,
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
 		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newReplayCmd(g, st), newConsentCmd(st),
-		newRearmCmd(st), newEmergencyStopCmd(st), newSetupCmd(st))
+		newRearmCmd(st), newEmergencyStopCmd(st), newConsoleURLCmd(st), newSetupCmd(st))
 	return root
 }
 
@@ -165,7 +166,7 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	if err != nil {
 		return daemon.Config{}, usageError{fmt.Errorf("--desktop: %w", err)}
 	}
-	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log,
+	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log, Console: g.console,
 		Screen: headless.Options{Kind: kind, Width: w, Height: h, Depth: depth, NoGLX: g.noGLX, XWayland: g.xwayland}}
 	if g.xwayland && kind != headless.Wayland {
 		return daemon.Config{}, usageError{fmt.Errorf("--xwayland: only with --desktop wayland (the private sway desktop)")}

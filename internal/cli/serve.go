@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/mcec/mcec/internal/console"
 	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/transport"
@@ -33,6 +34,9 @@ type serveOptions struct {
 	readyFD int // --ready-fd (ready.go): report the bound port to a provisioning server
 	// hostNames are DNS names clients may put in Host (a pod's and its Services' names).
 	hostNames []string
+	// The operator console (internal/console).
+	console     bool
+	consolePort int
 }
 
 func newServeCmd(g *globalOptions, st *streams) *cobra.Command {
@@ -68,6 +72,8 @@ mcec call and mcec mcp --server find it. --no-token serves loopback without one.
 	boolVar(cmd.Flags(), &g.safety.tcp, "tcp", "also serve the raw-command line protocol over TCP (env MCEC_TCP, [tcp] in config.toml; docs/raw-commands.md)")
 	cmd.Flags().IntVar(&o.tcpPort, "tcp-port", 5150, "TCP port of the line protocol (with --tcp)")
 	cmd.Flags().StringVar(&o.tcpBind, "tcp-bind", "127.0.0.1", "address of the line protocol (loopback only)")
+	cmd.Flags().BoolVar(&o.console, "console", false, "also serve the operator console (watch the calls, Stop and Re-arm) on 127.0.0.1:--console-port; log in with the link printed at start or by mcec console-url")
+	cmd.Flags().IntVar(&o.consolePort, "console-port", console.DefaultPort, "TCP port of the operator console (with --console; loopback only)")
 	cmd.Flags().IntVar(&o.readyFD, "ready-fd", 0, "write {\"port\":N} to this inherited descriptor once listening (used by provision-session)")
 	_ = cmd.Flags().MarkHidden("ready-fd")
 	cmd.Flags().StringSliceVar(&o.hostNames, "host-name", splitList(os.Getenv("MCEC_HOST_NAMES")),
@@ -109,6 +115,12 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	if err := o.checkTCPFlags(); err != nil {
 		return err
 	}
+	if o.console {
+		if o.consolePort < 0 || o.consolePort > 65535 {
+			return usageError{fmt.Errorf("--console-port %d: want 0-65535", o.consolePort)}
+		}
+		g.console = net.JoinHostPort("127.0.0.1", strconv.Itoa(o.consolePort))
+	}
 	ctx, exit := context.WithCancel(ctx) // mcec:exit on the line protocol ends the server cleanly
 	defer exit()
 	d, log, err := g.startDaemon(ctx, st.err)
@@ -116,6 +128,11 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 		return err
 	}
 	defer d.Close()
+	if d.Console != nil {
+		// The terminal is the operator's; the link is in no file an agent's process could read.
+		fmt.Fprintf(st.err, "mcec: operator console at http://%s; log in (once, within 5 minutes) at %s\n",
+			d.Console.Addr(), d.Console.LoginURL())
+	}
 	stopLines, err := startLineServer(d, o, log, st.err, exit)
 	if err != nil {
 		return err

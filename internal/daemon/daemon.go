@@ -22,6 +22,7 @@ import (
 	"github.com/mcec/mcec/internal/agentguide"
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/consent"
+	"github.com/mcec/mcec/internal/console"
 	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/estop"
@@ -75,6 +76,9 @@ type Config struct {
 	// CaptureLinks makes capture answer MCP clients with a resource_link to its artifact
 	// instead of inline base64 unless a call says otherwise (--capture-links).
 	CaptureLinks bool
+	// Console, when set, is the loopback address the operator console serves on
+	// ("127.0.0.1:5152"; internal/console); empty: no console.
+	Console string
 	// Desktop, when set, is the backend to serve instead of a real desktop (tests run the
 	// whole daemon over internal/platform/fake): no desktop is started or attached, and
 	// nothing opens a display (no consent dialog, no hotkey listener). The daemon closes it.
@@ -106,6 +110,8 @@ type Daemon struct {
 	// Consent asks the operator for gated commands (request-command-access) and freezes
 	// actuation while a question is open.
 	Consent *consent.Broker
+	// Console is the operator console; nil unless Config.Console asked for it.
+	Console *console.Server
 
 	log      *slog.Logger
 	env      []string
@@ -240,6 +246,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err = d.wireEmergencyStop(ctx, cfg.Safety.EmergencyStop, display); err != nil {
 		return nil, err
 	}
+	if err = d.startConsole(cfg.Console); err != nil {
+		return nil, err
+	}
 
 	for _, argv := range cfg.Launch {
 		if err := d.launch(argv); err != nil {
@@ -361,6 +370,9 @@ func (d *Daemon) Close() error {
 	}
 	if d.Control != nil {
 		errs = append(errs, d.Control.Close())
+	}
+	if d.Console != nil {
+		errs = append(errs, d.Console.Close())
 	}
 	if d.Provision != nil {
 		errs = append(errs, d.Provision.Close()) // instances die with the server that provisioned them

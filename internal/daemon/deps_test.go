@@ -125,6 +125,9 @@ var rules = map[string]rule{
 	"internal/dev":       {}, // developer tooling (devTools below)
 	"deploy/container":   {}, // the container recipe's tests
 	"internal/soak":      {},
+	// The operator console sees calls as the dispatcher reports them and drives the stop's latch;
+	// it never reaches tools, the desktop or the agents' transports.
+	"internal/console": {bans: []string{"internal/tools", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
 }
 
 // fixtures are test fixtures, which the shipped binary must not contain (developer tooling is
@@ -200,6 +203,11 @@ func TestRawCommandsHoldTheGate(t *testing.T) {
 // transports are the packages that may serve a network protocol and start the TCP line server.
 var transports = []string{"internal/transport", "internal/cli"}
 
+// operatorSurfaces serve people, not agents, on their own loopback port: they reach no tool (the
+// console's dependency rule bans internal/tools and the transports), only what the dispatcher
+// reports and the emergency stop.
+var operatorSurfaces = []string{"internal/console"}
+
 // developerTools may listen on TCP for their own measurements, and test fixtures (fixtures) to
 // find a free port.
 var developerTools = []string{"internal/dev"}
@@ -252,7 +260,7 @@ func TestOnlyTransportsServe(t *testing.T) {
 						return true
 					}
 					if lit, ok := n.Args[0].(*ast.BasicLit); ok && strings.HasPrefix(lit.Value, `"tcp`) &&
-						!isUnder(p.rel, transports) && !isUnder(p.rel, developerTools) && !isUnder(p.rel, fixtures) {
+						!isUnder(p.rel, transports) && !isUnder(p.rel, operatorSurfaces) && !isUnder(p.rel, developerTools) && !isUnder(p.rel, fixtures) {
 						t.Errorf("%s: a TCP listener outside the transports", fset.Position(n.Pos()))
 					}
 				}

@@ -63,6 +63,7 @@ type Dispatcher struct {
 	log      *slog.Logger
 	observer Observer
 	audit    Observer
+	watchers []Observer // told after the two above (the operator console's narration)
 	admit    Admission
 
 	life     context.Context // ends, with ErrShuttingDown as its cause, at Shutdown
@@ -95,6 +96,10 @@ type Observer interface {
 
 // SetObserver installs o (nil removes it). Call it before serving.
 func (d *Dispatcher) SetObserver(o Observer) { d.observer = o }
+
+// Watch adds o to the observers told about every finished call, after the audit log and the
+// evidence recorder. Call it before serving.
+func (d *Dispatcher) Watch(o Observer) { d.watchers = append(d.watchers, o) }
 
 // Admission judges a call before anything of it runs (internal/admission: the emergency stop,
 // the consent freeze, the operator's policy, in that order, the same chain raw commands pass).
@@ -227,7 +232,7 @@ func (d *Dispatcher) allow(ctx context.Context, tool *catalog.Tool) error {
 
 // notify hands a finished call to the observer; a panicking observer never fails the call.
 func (d *Dispatcher) notify(ctx context.Context, f Finished) {
-	for _, o := range []Observer{d.audit, d.observer} {
+	for _, o := range append([]Observer{d.audit, d.observer}, d.watchers...) {
 		if o != nil {
 			d.notifyOne(ctx, o, f)
 		}

@@ -30,6 +30,7 @@ const (
 const (
 	ByHotkey        = "hotkey"
 	ByControlSocket = "control socket"
+	ByConsole       = "console" // the operator console's Stop and Re-arm (internal/console)
 )
 
 // Re-arming with the hotkey: presses within MinRearmDelay of the stop are ignored (a panicked

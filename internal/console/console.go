@@ -1,0 +1,281 @@
+// Package console is the operator's console (issue 25): a small web page on its own loopback
+// port from which the person who runs mcec watches the calls its agents make and stops them.
+//
+// It is for the operator only, never for an agent: it accepts no bearer token (the agents'
+// credential) and the agents' endpoints accept none of its cookies. The operator logs in through
+// a one-time link (auth.go) printed on the terminal at start and minted again by `mcec
+// console-url`; the link becomes a session cookie (HttpOnly, SameSite=Strict). Requests must
+// name the console's own loopback host (no DNS rebinding), and those that change anything must
+// come from its own page (Origin) as POSTs.
+//
+// What works today: the call narration, live (server-sent events), and the emergency stop and
+// its re-arm, which trip the same latch as the hotkey (internal/estop). The page is embedded
+// (page.html): no CDN, no build step.
+package console
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/estop"
+)
+
+// DefaultPort is the console's port when none is given.
+const DefaultPort = 5152
+
+// Stopper is the emergency stop's latch as the console drives it.
+type Stopper interface {
+	Trip(how string) <-chan struct{}
+	Rearm(how string) bool
+	Status() estop.Status
+}
+
+// Options configure a Server.
+type Options struct {
+	Stop Stopper
+	Log  *slog.Logger
+	// Now is the clock (tests); time.Now when nil.
+	Now func() time.Time
+}
+
+// Server is the console: an http.Handler plus the operator's credentials and the narration.
+type Server struct {
+	opts  Options
+	log   *slog.Logger
+	creds *credentials
+	narr  *narrator
+	mux   *http.ServeMux
+
+	ln   net.Listener
+	http *http.Server
+}
+
+//go:embed page.html
+var page []byte
+
+// New builds a console; Listen serves it.
+func New(opts Options) *Server {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, log: log, creds: newCredentials(opts.Now), narr: newNarrator(), mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /{$}", s.operator(s.servePage))
+	s.mux.HandleFunc("GET /login", s.login)
+	s.mux.HandleFunc("GET /api/state", s.operator(s.state))
+	s.mux.HandleFunc("GET /api/events", s.operator(s.events))
+	s.mux.HandleFunc("POST /api/stop", s.operator(s.samePage(s.stop)))
+	s.mux.HandleFunc("POST /api/rearm", s.operator(s.samePage(s.rearm)))
+	return s
+}
+
+// Observer is what the dispatcher tells about every finished call (dispatch.Observer).
+func (s *Server) Observer() dispatch.Observer { return s.narr }
+
+// Listen serves the console on addr, a loopback address ("127.0.0.1:5152"; port 0 picks one).
+func (s *Server) Listen(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("console: %s is not a loopback address; the console serves this machine only", host)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("console: %w", err)
+	}
+	s.ln = ln
+	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Warn("console stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// Addr is the address served ("127.0.0.1:5152").
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// LoginURL mints a one-time login link, valid for five minutes.
+func (s *Server) LoginURL() string {
+	return "http://" + s.Addr() + "/login?t=" + s.creds.newLink()
+}
+
+// Close stops serving; live event streams end.
+func (s *Server) Close() error {
+	if s.http == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = s.http.Close()
+	}
+	return err
+}
+
+// ServeHTTP checks what every request must satisfy, then routes it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cache-Control", "no-store")
+	if !s.ownHost(r.Host) {
+		// DNS rebinding: a page of another site resolved to 127.0.0.1 names its own host.
+		http.Error(w, "this console answers only to its own loopback address", http.StatusMisdirectedRequest)
+		return
+	}
+	if r.Header.Get("Authorization") != "" {
+		http.Error(w, "the console does not accept the agents' bearer token; log in with the link `mcec console-url` prints", http.StatusUnauthorized)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// ownHost reports whether host names this console: its loopback address, or localhost, with its
+// port.
+func (s *Server) ownHost(host string) bool {
+	h, p, err := net.SplitHostPort(host)
+	if err != nil || s.ln == nil {
+		return false
+	}
+	if port := strconv.Itoa(s.ln.Addr().(*net.TCPAddr).Port); p != port {
+		return false
+	}
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// operator lets only a logged-in operator through.
+func (s *Server) operator(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(cookieName)
+		if err != nil || !s.creds.valid(c.Value) {
+			http.Error(w, "log in first: open the link `mcec console-url` prints (it works once, for five minutes)", http.StatusUnauthorized)
+			return
+		}
+		next(w, r)
+	}
+}
+
+// samePage lets through only requests from the console's own page: a browser always sends
+// Origin with a POST, and another site's page cannot make it ours.
+func (s *Server) samePage(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "http://"+r.Host {
+			http.Error(w, "only the console's own page may do this", http.StatusForbidden)
+			return
+		}
+		next(w, r)
+	}
+}
+
+// login turns a one-time link into the operator's session cookie.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	session, ok := s.creds.redeem(r.URL.Query().Get("t"))
+	if !ok {
+		http.Error(w, "this login link is unknown, used or expired: run `mcec console-url` for a new one", http.StatusUnauthorized)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: session, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, MaxAge: int(sessionLife / time.Second)})
+	s.log.Info("console: operator logged in", "remote", r.RemoteAddr)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func (s *Server) servePage(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'")
+	_, _ = w.Write(page)
+}
+
+// State is what GET /api/state and the stop operations answer.
+type State struct {
+	EmergencyStop estop.Status `json:"emergencyStop"`
+	// Rearmed answers POST /api/rearm: whether it was stopped.
+	Rearmed bool `json:"rearmed,omitempty"`
+}
+
+func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, State{EmergencyStop: s.opts.Stop.Status()})
+}
+
+// stop trips the latch as the hotkey does and answers once the gestures in progress aborted.
+func (s *Server) stop(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.opts.Stop.Trip(estop.ByConsole):
+	case <-r.Context().Done():
+		return
+	}
+	s.log.Warn("console: the operator pressed Stop")
+	writeJSON(w, State{EmergencyStop: s.opts.Stop.Status()})
+}
+
+func (s *Server) rearm(w http.ResponseWriter, _ *http.Request) {
+	was := s.opts.Stop.Rearm(estop.ByConsole)
+	writeJSON(w, State{EmergencyStop: s.opts.Stop.Status(), Rearmed: was})
+}
+
+// events streams the narration as server-sent events: the recent calls, then each new one.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	backlog, next, cancel := s.narr.subscribe()
+	defer cancel()
+	send := func(e Narration) bool {
+		b, _ := json.Marshal(e)
+		_, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.Seq, b)
+		return err == nil
+	}
+	for _, e := range backlog {
+		if !send(e) {
+			return
+		}
+	}
+	flusher.Flush()
+	keepAlive := time.NewTicker(15 * time.Second)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case e := <-next:
+			if !send(e) {
+				return
+			}
+		case <-keepAlive.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+		}
+		flusher.Flush()
+	}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
