@@ -403,3 +403,23 @@ func TestTypeScriptSDK(t *testing.T) {
 		run(t, token, "http", base+"/mcp")
 	})
 }
+
+// TestConsoleInChromium drives the operator console in Debian's Chromium with playwright-core
+// (test/clients/console.test.mjs under Node's test runner): log in with the one-time link, see
+// an agent's call narrated, Stop and Re-arm, and the credentials kept apart.
+func TestConsoleInChromium(t *testing.T) {
+	node := nodeClients(t)
+	_, base, token, login := startServeConsole(t, "--headless", "--console", "--console-port", "0")
+	if login == "" {
+		t.Fatal("mcec serve --console showed no login link")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := clientCmd(ctx, t, node, "--test", "--test-reporter=spec", "console.test.mjs")
+	cmd.Env = append(cmd.Env, "MCEC_CONSOLE_LOGIN="+login, "MCEC_BASE="+base, "MCEC_TOKEN="+token)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("console.test.mjs: %v\n%s", err, out)
+	}
+	t.Logf("console.test.mjs:\n%s", out)
+}

@@ -334,6 +334,8 @@ var (
 	listening = regexp.MustCompile(`serving MCP at (http://[^ ]+)/mcp`)
 	// shownToken is the line that shows the made-up token once.
 	shownToken = regexp.MustCompile(`"Authorization: Bearer ([A-Za-z0-9]+)"`)
+	// consoleLogin is the line that shows the operator console's first login link.
+	consoleLogin = regexp.MustCompile(`log in \(once, within 5 minutes\) at (http://\S+)`)
 )
 
 // startServe runs `mcec serve --port 0 ARGS…` on its own private desktop and returns the command,
@@ -342,7 +344,15 @@ var (
 // file; its log is shown if the test failed.
 func startServe(t *testing.T, args ...string) (*exec.Cmd, string, string) {
 	t.Helper()
-	cmd := mcecCmd(t, append([]string{"serve", "--port", "0"}, args...)...)
+	cmd, base, token, _ := startServeConsole(t, args...)
+	return cmd, base, token
+}
+
+// startServeConsole is startServe that also returns the operator console's login link, when
+// args ask for the console (--console), from the line that shows it at start.
+func startServeConsole(t *testing.T, args ...string) (cmd *exec.Cmd, base, token, login string) {
+	t.Helper()
+	cmd = mcecCmd(t, append([]string{"serve", "--port", "0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -357,7 +367,6 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string, string) {
 		port     = "none"
 	)
 	urlc := make(chan string, 1)
-	token := ""
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
@@ -365,6 +374,10 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string, string) {
 			if m := shownToken.FindStringSubmatch(line); m != nil {
 				token = m[1] // before the listening line, which publishes it to the test
 				line = strings.ReplaceAll(line, m[1], "<token>")
+			}
+			if m := consoleLogin.FindStringSubmatch(line); m != nil {
+				login = m[1] // before the listening line too
+				line = strings.ReplaceAll(line, m[1], "<login link>")
 			}
 			mu.Lock()
 			log.WriteString(line + "\n")
@@ -396,14 +409,14 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string, string) {
 		}
 	})
 	select {
-	case base := <-urlc:
+	case base = <-urlc:
 		children = testdesk.ChildPIDs(cmd.Process.Pid)
 		port = base[strings.LastIndexByte(base, ':')+1:]
-		return cmd, base, token
+		return cmd, base, token, login
 	case <-time.After(30 * time.Second):
 		t.Fatal("mcec serve did not start")
 	}
-	return nil, "", ""
+	return nil, "", "", ""
 }
 
 // bearerTransport presents a token on every request, as an MCP client configured with a header.

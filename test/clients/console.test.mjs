@@ -1,0 +1,73 @@
+// The operator console in a real browser: Debian's Chromium driven by playwright-core, as an
+// operator would use it, against a running `mcec serve --console` whose agent side the test
+// drives through the façade. cmd/mcec's TestConsoleInChromium starts the server and this file
+// (node --test) with MCEC_CONSOLE_LOGIN (the one-time login link), MCEC_BASE and MCEC_TOKEN (the
+// agents' server and bearer token).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+const { MCEC_CONSOLE_LOGIN: login, MCEC_BASE: base, MCEC_TOKEN: token } = process.env;
+
+async function agent(tool, args = {}) {
+  const r = await fetch(`${base}/v1/tools/${tool}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  assert.equal(r.status, 200, `${tool}: HTTP ${r.status}`);
+  return r.json();
+}
+
+test('an operator watches, stops and re-arms mcec from the console', async (t) => {
+  assert.ok(login && base && token, 'MCEC_CONSOLE_LOGIN, MCEC_BASE and MCEC_TOKEN must be set');
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  t.after(() => browser.close());
+  const page = await browser.newPage();
+  page.setDefaultTimeout(15000);
+
+  await t.test('the one-time link logs in', async () => {
+    const resp = await page.goto(login);
+    assert.equal(resp.status(), 200);
+    assert.equal(await page.title(), 'mcec console');
+    await page.waitForSelector('#state.armed');
+  });
+
+  await t.test("an agent's call shows up in the narration", async () => {
+    const env = await agent('windows');
+    assert.equal(env.ok, true);
+    const row = page.locator('#calls tr[data-tool="windows"]').first();
+    await row.waitFor();
+    assert.match(await row.innerText(), /ok/);
+  });
+
+  await t.test('Stop refuses the next call with the stop code; Re-arm serves again', async () => {
+    await page.click('#stop');
+    await page.waitForSelector('#state.stopped');
+    const refused = await agent('windows');
+    assert.equal(refused.ok, false);
+    assert.equal(refused.error.code, 'emergency-stopped');
+    await page.locator('#calls tr.failed', { hasText: 'emergency-stopped' }).first().waitFor();
+    page.once('dialog', (d) => d.accept());
+    await page.click('#rearm');
+    await page.waitForSelector('#state.armed');
+    assert.equal((await agent('windows')).ok, true);
+  });
+
+  await t.test('the credentials are kept apart', async () => {
+    const consoleOrigin = new URL(login).origin;
+    const withToken = await fetch(`${consoleOrigin}/api/state`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(withToken.status, 401, "the agents' token opens the console");
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    assert.ok(cookie, 'the console set no cookie');
+    const withCookie = await fetch(`${base}/v1/tools/windows`, { method: 'POST', headers: { Cookie: cookie }, body: '{}' });
+    assert.equal(withCookie.status, 401, "the console's cookie opens the agents' endpoint");
+    const other = await browser.newPage();
+    const again = await other.goto(login);
+    assert.equal(again.status(), 401, 'a login link worked twice');
+  });
+});
