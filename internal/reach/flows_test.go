@@ -183,8 +183,10 @@ func (r *run) gtk4Demo() {
 			{sel: map[string]any{"role": "entry"}, roles: textRoles, noBox: true}, // hidden until Search is on
 		})
 		// A wait-for on a list entry that the filter removes, started before the filter.
+		// The bound stretches with the load: beside a second make test the list was still
+		// unfiltered after 10 s (wait-for now rests between slow looks, wait.go's rest).
 		wait := r.k.callAsync("wait-for", r.with(map[string]any{"element": map[string]any{"name": "Application Class", "role": "panel"},
-			"condition": "disappears", "timeout": 10000}))
+			"condition": "disappears", "timeout": sysload.Scale(10 * time.Second).Milliseconds()}))
 		if env, ok := r.invoke(map[string]any{"name": "Search"}, "invoke", ""); !ok {
 			r.t.Logf("invoke Search: %s", describe(env))
 		}

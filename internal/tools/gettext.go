@@ -15,7 +15,9 @@ import (
 	"github.com/mcec/mcec/internal/platform"
 )
 
-// ocrDeadline bounds one tesseract run (a full 1280x800 screen takes about a second).
+// ocrDeadline bounds one tesseract run (a full 1280x800 screen takes about a second idle); it
+// stretches with the machine's load like the accessibility deadlines (sysload): beside a second
+// make test (load 16 on 2 cores) the same screen took more than 30 s.
 const ocrDeadline = 30 * time.Second
 
 type getTextArgs struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/mcec/mcec/internal/ocr"
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/progress"
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 // TextWord is one word get-text read, in absolute screen pixels.
@@ -87,10 +88,11 @@ func textBoxes(res ocr.Result, m screenMap) ([]TextLine, []TextWord) {
 
 // recognize runs Tesseract under the OCR deadline, mapping its failures onto the contract.
 func recognize(ctx context.Context, img *image.RGBA, what string) (ocr.Result, error) {
-	octx, cancel := context.WithTimeout(ctx, ocrDeadline)
+	deadline := sysload.Scale(ocrDeadline)
+	octx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	b := img.Bounds()
-	octx, stop := progress.Track(octx, fmt.Sprintf("reading the text of %s by OCR (%dx%d px)", what, b.Dx(), b.Dy()), ocrDeadline)
+	octx, stop := progress.Track(octx, fmt.Sprintf("reading the text of %s by OCR (%dx%d px)", what, b.Dx(), b.Dy()), deadline)
 	defer stop()
 	got, err := ocr.Recognize(octx, img, ocr.Options{})
 	if errors.Is(err, ocr.ErrUnavailable) {
