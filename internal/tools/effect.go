@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 // Every acting tool reports what it observably changed (issue 15): an action reported as done
@@ -21,13 +22,15 @@ import (
 
 // settleArg is the acting tools' settle argument.
 type settleArg struct {
-	Settle *int `json:"settle,omitempty" jsonschema:"Milliseconds to wait at most for the UI to settle and show the action's effect (default 1000; 0: only what is seen at once)."`
+	Settle *int `json:"settle,omitempty" jsonschema:"Milliseconds to wait at most for the UI to settle and show the action's effect (default 1000, longer on a loaded machine; 0: only what is seen at once)."`
 }
 
 const (
 	// defaultSettle bounds the wait for an effect that does not show: one that shows ends it at
 	// once. A GTK file chooser (zenity --file-selection --save) closes about 620 ms after Enter,
-	// once it has looked at the file, and 500 ms reported that as no-observed-effect.
+	// once it has looked at the file, and 500 ms reported that as no-observed-effect. It stretches
+	// with the machine's load (sysload) like the other deadlines: beside a second make test
+	// Firefox showed a click's effect (a paragraph's new text) after the second had run out.
 	defaultSettle = time.Second
 	maxSettle     = 10 * time.Second
 	// quietGap is how long events must pause before the UI counts as settled: toolkits answer
@@ -53,7 +56,7 @@ const (
 
 func (a settleArg) duration() (time.Duration, error) {
 	if a.Settle == nil {
-		return defaultSettle, nil
+		return sysload.Scale(defaultSettle), nil
 	}
 	d := time.Duration(*a.Settle) * time.Millisecond
 	if *a.Settle < 0 || d > maxSettle {
