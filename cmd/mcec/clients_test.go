@@ -406,7 +406,8 @@ func TestTypeScriptSDK(t *testing.T) {
 
 // TestConsoleInChromium drives the operator console in Debian's Chromium with playwright-core
 // (test/clients/console.test.mjs under Node's test runner): log in with the one-time link, see
-// an agent's call narrated, Stop and Re-arm, and the credentials kept apart.
+// an agent's call narrated, Stop and Re-arm, answer a consent question and revoke the grant, and
+// the credentials kept apart.
 func TestConsoleInChromium(t *testing.T) {
 	node := nodeClients(t)
 	_, base, token, login := startServeConsole(t, "--headless", "--console", "--console-port", "0")

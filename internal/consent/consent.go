@@ -52,6 +52,10 @@ type Commands interface {
 	State(name string) State
 	// Grant enables names for the rest of the process, in memory only.
 	Grant(names []string)
+	// Granted lists what Grant enabled and Revoke has not taken back.
+	Granted() []string
+	// Revoke gates name again; false when it was not granted.
+	Revoke(name string) bool
 }
 
 // Answer is the operator's decision.
@@ -108,6 +112,7 @@ type Broker struct {
 	denied     bool
 	anyLater   bool
 	waiting    int       // prompters blocked in Next
+	attending  int       // prompters present between questions (Attend), such as open console pages
 	lastActive time.Time // a prompter took or answered a question
 	changed    chan struct{}
 	seq        int
@@ -331,6 +336,45 @@ func (b *Broker) close(p *pending) {
 	}
 }
 
+// Grants is what the operator has granted so far in this process.
+type Grants struct {
+	// Commands are the names granted and not revoked.
+	Commands []string `json:"commands"`
+	// AnyLater: every later request is granted without asking (grant-any-later).
+	AnyLater bool `json:"anyLater"`
+	// Denied: the operator denied once, so every later request fails consent-denied.
+	Denied bool `json:"denied"`
+}
+
+// Grants lists the grants in force.
+func (b *Broker) Grants() Grants {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return Grants{Commands: b.opts.Commands.Granted(), AnyLater: b.anyLater, Denied: b.denied}
+}
+
+// Revoke takes back the grant of name, gating it again from the next call on. The empty name
+// takes back grant-any-later: later requests ask the operator again. It reports whether there
+// was something to take back. A deny is never lifted: it is the operator's final word for the
+// process (see the package comment).
+func (b *Broker) Revoke(name string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if name == "" {
+		was := b.anyLater
+		b.anyLater = false
+		if was {
+			b.opts.Log.Warn("consent: grant-any-later revoked")
+		}
+		return was
+	}
+	was := b.opts.Commands.Revoke(name)
+	if was {
+		b.opts.Log.Warn("consent: grant revoked", "command", name)
+	}
+	return was
+}
+
 // Available reports whether a prompter is there to ask (waiting, or just back from answering).
 func (b *Broker) Available() bool {
 	b.mu.Lock()
@@ -339,7 +383,24 @@ func (b *Broker) Available() bool {
 }
 
 func (b *Broker) availableLocked() bool {
-	return b.waiting > 0 || (!b.lastActive.IsZero() && time.Since(b.lastActive) < reconnectGrace)
+	return b.waiting > 0 || b.attending > 0 || (!b.lastActive.IsZero() && time.Since(b.lastActive) < reconnectGrace)
+}
+
+// Attend counts a prompter as present until leave is called, even between its calls to Next:
+// a console page that is open will show a question, whether or not its goroutine is in Next
+// at the moment the question is asked.
+func (b *Broker) Attend() (leave func()) {
+	b.mu.Lock()
+	b.attending++
+	b.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			b.attending--
+			b.mu.Unlock()
+		})
+	}
 }
 
 // Next blocks until a question other than the one with ID after is open, or ctx ends. A

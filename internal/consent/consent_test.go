@@ -39,6 +39,20 @@ func (f *fakeCommands) Grant(names []string) {
 	f.granted = append(f.granted, names...)
 }
 
+func (f *fakeCommands) Granted() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.granted)
+}
+
+func (f *fakeCommands) Revoke(name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(f.granted)
+	f.granted = slices.DeleteFunc(f.granted, func(g string) bool { return g == name })
+	return len(f.granted) < n
+}
+
 func codeOf(err error) contract.Code {
 	var ce *contract.Error
 	if errors.As(err, &ce) {
@@ -162,6 +176,19 @@ func TestUnavailable(t *testing.T) {
 	if len(f.granted) != 0 || b.Pending() {
 		t.Error("state changed")
 	}
+
+	// A prompter that attends (an open console page) is there to ask even before it calls Next.
+	leave := b.Attend()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := b.Request(ctx, []string{"launch"}, "why", "s"); !errors.Is(err, context.DeadlineExceeded) && codeOf(err) != contract.CodeConsentTimeout {
+		t.Errorf("with a prompter attending: %v, want the wait to run out", err)
+	}
+	leave()
+	leave() // once only
+	if _, err := b.Request(context.Background(), []string{"launch"}, "why", "s"); codeOf(err) != contract.CodeConsentUnavailable {
+		t.Errorf("after it left: %v", err)
+	}
 }
 
 func TestGrantDenySticky(t *testing.T) {
@@ -215,6 +242,35 @@ func TestGrantAnyLater(t *testing.T) {
 	}
 	if !slices.Equal(f.granted, []string{"launch", "keysym", "ctrl-a"}) {
 		t.Errorf("granted %v", f.granted)
+	}
+}
+
+func TestRevoke(t *testing.T) {
+	b, _, _ := newBroker(20 * time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := prompter(ctx, b, GrantAnyLater, Grant)
+	waitPrompter(t, b)
+	if _, err := b.Request(ctx, []string{"launch"}, "why", "s"); err != nil {
+		t.Fatal(err)
+	}
+	<-seen
+	if g := b.Grants(); !slices.Equal(g.Commands, []string{"launch"}) || !g.AnyLater || g.Denied {
+		t.Fatalf("grants %+v", g)
+	}
+	if !b.Revoke("launch") || b.Revoke("launch") || b.Revoke("keysym") {
+		t.Error("Revoke reports what it took back, once")
+	}
+	if !b.Revoke("") || b.Revoke("") {
+		t.Error("Revoke(\"\") takes back grant-any-later, once")
+	}
+	if g := b.Grants(); len(g.Commands) != 0 || g.AnyLater {
+		t.Fatalf("after revoking: %+v", g)
+	}
+	// Gated again, and asked about again: grant-any-later no longer answers for the operator.
+	out, err := b.Request(ctx, []string{"launch"}, "again", "s")
+	if err != nil || !out.Asked || !slices.Equal(out.Granted, []string{"launch"}) {
+		t.Fatalf("asked again: %+v %v", out, err)
 	}
 }
 

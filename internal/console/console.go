@@ -8,9 +8,10 @@
 // name the console's own loopback host (no DNS rebinding), and those that change anything must
 // come from its own page (Origin) as POSTs.
 //
-// What works today: the call narration, live (server-sent events), and the emergency stop and
-// its re-arm, which trip the same latch as the hotkey (internal/estop). The page is embedded
-// (page.html): no CDN, no build step.
+// What works today: the call narration, live (server-sent events); the emergency stop and its
+// re-arm, which trip the same latch as the hotkey (internal/estop); and approvals: consent
+// questions answered in the page, and the grants in force listed and revoked (approvals.go).
+// The page is embedded (page.html): no CDN, no build step.
 package console
 
 import (
@@ -25,6 +26,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcec/mcec/internal/consent"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/estop"
 )
@@ -42,7 +44,9 @@ type Stopper interface {
 // Options configure a Server.
 type Options struct {
 	Stop Stopper
-	Log  *slog.Logger
+	// Consent is the consent broker; nil: the console shows no approvals.
+	Consent Approvals
+	Log     *slog.Logger
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
 }
@@ -57,6 +61,9 @@ type Server struct {
 
 	ln   net.Listener
 	http *http.Server
+	// endStreams cancels every request's context at Close, so event streams end at once
+	// instead of holding Shutdown to its deadline.
+	endStreams context.CancelFunc
 }
 
 //go:embed page.html
@@ -78,6 +85,10 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("GET /api/events", s.operator(s.events))
 	s.mux.HandleFunc("POST /api/stop", s.operator(s.samePage(s.stop)))
 	s.mux.HandleFunc("POST /api/rearm", s.operator(s.samePage(s.rearm)))
+	if opts.Consent != nil {
+		s.mux.HandleFunc("POST /api/answer", s.operator(s.samePage(s.answer)))
+		s.mux.HandleFunc("POST /api/revoke", s.operator(s.samePage(s.revoke)))
+	}
 	return s
 }
 
@@ -98,7 +109,10 @@ func (s *Server) Listen(addr string) error {
 		return fmt.Errorf("console: %w", err)
 	}
 	s.ln = ln
-	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	base, cancel := context.WithCancel(context.Background())
+	s.endStreams = cancel
+	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return base }}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Warn("console stopped", "err", err)
@@ -120,6 +134,7 @@ func (s *Server) Close() error {
 	if s.http == nil {
 		return nil
 	}
+	s.endStreams()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	err := s.http.Shutdown(ctx)
@@ -211,12 +226,23 @@ func (s *Server) servePage(w http.ResponseWriter, _ *http.Request) {
 // State is what GET /api/state and the stop operations answer.
 type State struct {
 	EmergencyStop estop.Status `json:"emergencyStop"`
+	// Grants are the consent grants in force; absent when the console has no broker.
+	Grants *consent.Grants `json:"grants,omitempty"`
 	// Rearmed answers POST /api/rearm: whether it was stopped.
 	Rearmed bool `json:"rearmed,omitempty"`
 }
 
 func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, State{EmergencyStop: s.opts.Stop.Status()})
+	writeJSON(w, s.current())
+}
+
+func (s *Server) current() State {
+	st := State{EmergencyStop: s.opts.Stop.Status()}
+	if s.opts.Consent != nil {
+		g := s.opts.Consent.Grants()
+		st.Grants = &g
+	}
+	return st
 }
 
 // stop trips the latch as the hotkey does and answers once the gestures in progress aborted.
@@ -227,15 +253,18 @@ func (s *Server) stop(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Warn("console: the operator pressed Stop")
-	writeJSON(w, State{EmergencyStop: s.opts.Stop.Status()})
+	writeJSON(w, s.current())
 }
 
 func (s *Server) rearm(w http.ResponseWriter, _ *http.Request) {
 	was := s.opts.Stop.Rearm(estop.ByConsole)
-	writeJSON(w, State{EmergencyStop: s.opts.Stop.Status(), Rearmed: was})
+	st := s.current()
+	st.Rearmed = was
+	writeJSON(w, st)
 }
 
-// events streams the narration as server-sent events: the recent calls, then each new one.
+// events streams the narration as server-sent events: the recent calls, then each new one; and,
+// as "question" events, each consent question as it opens and closes.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
@@ -245,6 +274,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	backlog, next, cancel := s.narr.subscribe()
 	defer cancel()
+	var questions chan questionEvent // nil: no approvals, the case never fires
+	if s.opts.Consent != nil {
+		// A page open in a browser is an operator there to answer: the broker may ask from
+		// now on, before the page has even seen the stream's first byte.
+		defer s.opts.Consent.Attend()()
+		questions = make(chan questionEvent)
+		go s.watchQuestions(r.Context(), questions)
+	}
 	send := func(e Narration) bool {
 		b, _ := json.Marshal(e)
 		_, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.Seq, b)
@@ -264,6 +301,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		case e := <-next:
 			if !send(e) {
+				return
+			}
+		case q := <-questions:
+			b, _ := json.Marshal(q)
+			if _, err := fmt.Fprintf(w, "event: question\ndata: %s\n\n", b); err != nil {
 				return
 			}
 		case <-keepAlive.C:

@@ -141,3 +141,140 @@ func TestConsoleOverTheDaemon(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalsOverTheDaemon answers an agent's request-command-access in the console, as an
+// operator with the page open would, then revokes the grant: the agent is refused again.
+func TestApprovalsOverTheDaemon(t *testing.T) {
+	on := true
+	d := daemontest.Start(t, daemon.Config{Safety: safety.Settings{Agent: &on}, Console: "127.0.0.1:0"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var link daemon.ConsoleURL
+	if err := control.Call(ctx, filepath.Join(d.Dir, "control.sock"), "console-url", nil, &link); err != nil {
+		t.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	if resp, err := browser.Get(link.URL); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("login: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	base := "http://" + d.Console.Addr()
+
+	// Nobody watches: there is nobody to ask.
+	contracttest.Fail(t, d.Call(t, "request-command-access", map[string]any{"commands": []string{"launch"}, "reason": "r"}),
+		contract.Internal, contract.CodeConsentUnavailable)
+
+	// The page is open: its event stream makes the console a prompter.
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/events", nil)
+	stream, err := browser.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	events := bufio.NewScanner(stream.Body)
+	question := func() (open bool, q struct {
+		ID       string
+		Commands []string
+		Reason   string
+	}) {
+		t.Helper()
+		kind := ""
+		for events.Scan() {
+			line := events.Text()
+			if k, ok := strings.CutPrefix(line, "event: "); ok {
+				kind = k
+				continue
+			}
+			if data, ok := strings.CutPrefix(line, "data: "); ok && kind == "question" {
+				var e struct {
+					Open     bool
+					ID       string
+					Question *struct {
+						ID       string
+						Commands []string
+						Reason   string
+					}
+				}
+				if err := json.Unmarshal([]byte(data), &e); err != nil {
+					t.Fatal(err)
+				}
+				if e.Question != nil {
+					q = *e.Question
+				}
+				q.ID = e.ID
+				return e.Open, q
+			}
+			if line == "" {
+				kind = ""
+			}
+		}
+		t.Fatalf("the event stream ended: %v", events.Err())
+		return
+	}
+	operate := func(path, body string) (int, console.State) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, "POST", base+path, strings.NewReader(body))
+		req.Header.Set("Origin", base)
+		resp, err := browser.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var st console.State
+		if resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&st) != nil {
+			t.Fatalf("POST %s: undecodable answer", path)
+		}
+		return resp.StatusCode, st
+	}
+
+	asked := make(chan contract.Envelope, 1)
+	go func() {
+		env, _ := d.CallErr("request-command-access", map[string]any{"commands": []string{"launch"}, "reason": "open the\x1b[2J editor"})
+		asked <- env
+	}()
+	open, q := question()
+	if !open || len(q.Commands) != 1 || q.Commands[0] != "launch" || q.Reason != "open the\uFFFD[2J editor" {
+		t.Fatalf("question: open %v %+v", open, q)
+	}
+	if code, _ := operate("/api/answer", `{"id":"`+q.ID+`","answer":"maybe"}`); code != http.StatusBadRequest {
+		t.Errorf("a made-up answer: %d, want 400", code)
+	}
+	if code, _ := operate("/api/answer", `{"id":"`+q.ID+`","answer":"grant"}`); code != http.StatusOK {
+		t.Fatalf("grant: %d", code)
+	}
+	env := contracttest.Check(t, contracttest.CheckEnvelope(t, <-asked))
+	var res struct {
+		Granted    []string
+		AnsweredBy string
+	}
+	if !env.OK() || env.DecodeResult(&res) != nil || len(res.Granted) != 1 || res.AnsweredBy != "operator" {
+		t.Fatalf("the agent's request: %+v %+v", env.Err(), res)
+	}
+	resp, err := browser.Get(base + "/api/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st console.State
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil || st.Grants == nil || len(st.Grants.Commands) != 1 || st.Grants.Commands[0] != "launch" {
+		t.Fatalf("grants after the answer: %v %+v", err, st.Grants)
+	}
+	if open, closed := question(); open || closed.ID != q.ID {
+		t.Errorf("the question did not close in the stream: %v %+v", open, closed)
+	}
+	if code, _ := operate("/api/answer", `{"id":"`+q.ID+`","answer":"deny"}`); code != http.StatusConflict {
+		t.Errorf("answering a closed question: %d, want 409", code)
+	}
+
+	// Revoked: launch is gated again.
+	if code, _ := operate("/api/revoke", `{"command":"windows"}`); code != http.StatusConflict {
+		t.Errorf("revoking what was never granted: %d, want 409", code)
+	}
+	if code, st := operate("/api/revoke", `{"command":"launch"}`); code != http.StatusOK || len(st.Grants.Commands) != 0 {
+		t.Fatalf("revoke: %d %+v", code, st.Grants)
+	}
+	contracttest.Fail(t, d.Call(t, "launch", map[string]any{"path": "/bin/true"}), contract.Internal, contract.CodeCommandDisabled)
+}

@@ -22,3 +22,7 @@ func (c consentCommands) State(name string) consent.State {
 }
 
 func (c consentCommands) Grant(names []string) { c.d.Policy.Grant(names) }
+
+func (c consentCommands) Granted() []string { return c.d.Policy.Granted() }
+
+func (c consentCommands) Revoke(name string) bool { return c.d.Policy.Revoke(name) }

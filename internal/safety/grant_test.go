@@ -54,6 +54,15 @@ func TestGrantAndState(t *testing.T) {
 	if a := p.Access(tools, entries); !slices.Contains(a.EnabledTools, "launch") || !slices.Contains(a.EnabledRawCommands, "term") {
 		t.Errorf("commandAccess does not show the grants: %+v", a)
 	}
+	if got := p.Granted(); !slices.Equal(got, []string{"click", "ctrl-c", "keysym", "launch", "term"}) {
+		t.Errorf("Granted() = %v", got)
+	}
+	if !p.Revoke("launch") || p.Revoke("launch") {
+		t.Error("Revoke reports what it took back, once")
+	}
+	if p.Allow(context.Background(), "launch") == nil || p.State("launch", tools, entries) != StateGated {
+		t.Error("a revoked grant still opens launch")
+	}
 
 	// The agent switch is not the operator's to grant through consent.
 	q := NewPolicy(Settings{Agent: &off}, false, nil)

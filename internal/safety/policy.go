@@ -242,6 +242,29 @@ func (p *Policy) Grant(names []string) {
 	}
 }
 
+// Granted lists the names granted through consent, sorted.
+func (p *Policy) Granted() []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	names := make([]string, 0, len(p.granted))
+	for n := range p.granted {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Revoke takes back a consent grant: name is gated again from the next call on. It reports
+// whether name was granted. A call already running keeps going; --allow-all and the
+// configuration are not grants and cannot be revoked here.
+func (p *Policy) Revoke(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	was := p.granted[name]
+	delete(p.granted, name)
+	return was
+}
+
 func (p *Policy) isGranted(name string) bool {
 	p.mu.RLock()
 	defer p.mu.RUnlock()

@@ -19,7 +19,7 @@ async function agent(tool, args = {}) {
   return r.json();
 }
 
-test('an operator watches, stops and re-arms mcec from the console', async (t) => {
+test('an operator watches, stops, approves and re-arms mcec from the console', async (t) => {
   assert.ok(login && base && token, 'MCEC_CONSOLE_LOGIN, MCEC_BASE and MCEC_TOKEN must be set');
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -56,6 +56,25 @@ test('an operator watches, stops and re-arms mcec from the console', async (t) =
     await page.click('#rearm');
     await page.waitForSelector('#state.armed');
     assert.equal((await agent('windows')).ok, true);
+  });
+
+  await t.test('a consent question answered in the page grants the command; Revoke gates it again', async () => {
+    const asked = agent('request-command-access', { commands: ['launch'], reason: 'open the editor' });
+    await page.waitForSelector('#approval:not([hidden])');
+    assert.equal(await page.locator('#q-commands').innerText(), 'launch');
+    assert.match(await page.locator('#q-reason').innerText(), /open the editor/);
+    await page.click('#grant');
+    const env = await asked;
+    assert.equal(env.ok, true, JSON.stringify(env.error));
+    assert.deepEqual(env.result.granted, ['launch']);
+    assert.equal(env.result.answeredBy, 'operator');
+    await page.waitForSelector('#approval[hidden]', { state: 'attached' });
+    const revoke = page.locator('#grants li', { hasText: 'launch' }).getByRole('button', { name: 'Revoke' });
+    await revoke.click();
+    await page.waitForSelector('#grants-panel[hidden]', { state: 'attached' });
+    const refused = await agent('launch', { path: '/bin/true' });
+    assert.equal(refused.ok, false);
+    assert.equal(refused.error.code, 'command-disabled');
   });
 
   await t.test('the credentials are kept apart', async () => {
