@@ -74,22 +74,25 @@ const (
 	CodeForegroundNotSet Code = "foreground-not-set"
 
 	// internal
-	CodeUnhandledException        Code = "unhandled-exception"
-	CodeAtspiUnavailable          Code = "atspi-unavailable"
-	CodeDisplayUnavailable        Code = "display-unavailable"
-	CodeInvokeFaulted             Code = "invoke-faulted"
-	CodeCaptureFailed             Code = "capture-failed"
-	CodeLaunchFailed              Code = "launch-failed"
-	CodeOCRUnavailable            Code = "ocr-unavailable"
-	CodeRecordNoFrames            Code = "record-no-frames"
-	CodeRecordWriteFailed         Code = "record-write-failed"
-	CodeAgentCommandsDisabled     Code = "agent-commands-disabled"
-	CodeCommandDisabled           Code = "command-disabled"
-	CodeCommandDropped            Code = "command-dropped"
-	CodeEmergencyStopped          Code = "emergency-stopped"
-	CodeConsentDenied             Code = "consent-denied"
-	CodeConsentPending            Code = "consent-pending"
-	CodeConsentUnavailable        Code = "consent-unavailable"
+	CodeUnhandledException    Code = "unhandled-exception"
+	CodeAtspiUnavailable      Code = "atspi-unavailable"
+	CodeDisplayUnavailable    Code = "display-unavailable"
+	CodeInvokeFaulted         Code = "invoke-faulted"
+	CodeCaptureFailed         Code = "capture-failed"
+	CodeLaunchFailed          Code = "launch-failed"
+	CodeOCRUnavailable        Code = "ocr-unavailable"
+	CodeRecordNoFrames        Code = "record-no-frames"
+	CodeRecordWriteFailed     Code = "record-write-failed"
+	CodeAgentCommandsDisabled Code = "agent-commands-disabled"
+	CodeCommandDisabled       Code = "command-disabled"
+	CodeCommandDropped        Code = "command-dropped"
+	CodeEmergencyStopped      Code = "emergency-stopped"
+	CodeConsentDenied         Code = "consent-denied"
+	CodeConsentPending        Code = "consent-pending"
+	CodeConsentUnavailable    Code = "consent-unavailable"
+	// CodeOperatorInControl: the operator took control of the desktop (the console's "Take
+	// control"); what acts is refused until they hand back, observation is served.
+	CodeOperatorInControl         Code = "operator-in-control"
 	CodeProvisioningNotAuthorized Code = "provisioning-not-authorized"
 	CodeProvisioningFailed        Code = "provisioning-failed"
 	CodeSessionTokenInvalid       Code = "session-token-invalid"
@@ -206,6 +209,7 @@ var codeCategory = map[Code]Category{
 	CodeConsentDenied:             Internal,
 	CodeConsentPending:            Internal,
 	CodeConsentUnavailable:        Internal,
+	CodeOperatorInControl:         Internal,
 	CodeProvisioningNotAuthorized: Internal,
 	CodeProvisioningFailed:        Internal,
 	CodeSessionTokenInvalid:       Internal,

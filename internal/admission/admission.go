@@ -1,5 +1,6 @@
 // Package admission is the one ordered chain a request passes before anything of it runs: the
-// operator's emergency stop, then the consent freeze, then the operator's policy. The dispatcher
+// operator's emergency stop, then the freezes (the operator's take-over, the consent question),
+// then the operator's policy. The dispatcher
 // asks it for every tool call and the raw command engine for every raw command, so the order
 // and its exceptions (the stop's status tool, what only observes) are written once.
 package admission
@@ -18,8 +19,9 @@ type Stop interface {
 	Err() error
 }
 
-// Freeze is the consent broker (consent.Broker): while the operator is being asked, whatever
-// acts is refused with what names it.
+// Freeze is a stage that refuses whatever acts while it holds, naming what was refused: the
+// operator's take-over (takeover.Control) and the consent broker while the operator is asked
+// (consent.Broker).
 type Freeze interface {
 	Frozen(what string) error
 }
@@ -33,14 +35,31 @@ type Policy interface {
 // Chain asks its stages in order; the first refusal wins. A nil stage is skipped (tests, a
 // server built without consent).
 type Chain struct {
-	stop   Stop
-	freeze Freeze
-	policy Policy
+	stop    Stop
+	freezes []Freeze
+	policy  Policy
 }
 
-// New returns the chain stop → freeze → policy; the order is the chain's, not the caller's.
-func New(stop Stop, freeze Freeze, policy Policy) *Chain {
-	return &Chain{stop: stop, freeze: freeze, policy: policy}
+// New returns the chain stop → freezes, in the order given → policy; apart from the freezes'
+// order among themselves, the order is the chain's, not the caller's.
+func New(stop Stop, policy Policy, freezes ...Freeze) *Chain {
+	c := &Chain{stop: stop, policy: policy}
+	for _, f := range freezes {
+		if f != nil {
+			c.freezes = append(c.freezes, f)
+		}
+	}
+	return c
+}
+
+// frozen is the first freeze's refusal of what, if any.
+func (c *Chain) frozen(what string) error {
+	for _, f := range c.freezes {
+		if err := f.Frozen(what); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Admit judges a tool call (dispatch.Admission). Read-only tools pass the consent freeze:
@@ -51,8 +70,8 @@ func (c *Chain) Admit(ctx context.Context, tool *catalog.Tool) error {
 			return err
 		}
 	}
-	if c.freeze != nil && !tool.Annotations.ReadOnly {
-		if err := c.freeze.Frozen(tool.Name); err != nil {
+	if !tool.Annotations.ReadOnly {
+		if err := c.frozen(tool.Name); err != nil {
 			return err
 		}
 	}
@@ -70,8 +89,8 @@ func (c *Chain) AdmitRaw(e *rawcmd.Entry) error {
 			return err
 		}
 	}
-	if c.freeze != nil && e.Acts() {
-		if err := c.freeze.Frozen(e.Name); err != nil {
+	if e.Acts() {
+		if err := c.frozen(e.Name); err != nil {
 			return err
 		}
 	}

@@ -110,11 +110,39 @@ func TestOrderAndFirstRefusalWins(t *testing.T) {
 }
 
 func TestNilStagesAdmit(t *testing.T) {
-	c := admission.New(nil, nil, nil)
+	c := admission.New(nil, nil)
 	if err := c.Admit(context.Background(), &catalog.Tool{Name: "click"}); err != nil {
 		t.Error(err)
 	}
 	if err := c.AdmitRaw(&rawcmd.Entry{Name: "chars:", Kind: rawcmd.EntryPrefix}); err != nil {
 		t.Error(err)
+	}
+}
+
+// freezeFunc is a freeze stage.
+type freezeFunc func(what string) error
+
+func (f freezeFunc) Frozen(what string) error { return f(what) }
+
+func TestFreezesInOrder(t *testing.T) {
+	click := &catalog.Tool{Name: "click"}
+	var asked []string
+	stage := func(name string, code contract.Code) admission.Freeze {
+		return freezeFunc(func(what string) error {
+			asked = append(asked, name)
+			if code == "" {
+				return nil
+			}
+			return contract.Errorf(code, "%s refuses %s", name, what)
+		})
+	}
+	c := admission.New(nil, nil, stage("takeover", contract.CodeOperatorInControl), nil, stage("consent", contract.CodeConsentPending))
+	if err := c.Admit(context.Background(), click); codeOf(err) != contract.CodeOperatorInControl || len(asked) != 1 {
+		t.Errorf("the first freeze given wins: %v, asked %v", err, asked)
+	}
+	asked = nil
+	c = admission.New(nil, nil, stage("takeover", ""), stage("consent", contract.CodeConsentPending))
+	if err := c.Admit(context.Background(), click); codeOf(err) != contract.CodeConsentPending || len(asked) != 2 {
+		t.Errorf("a freeze that holds nothing passes on: %v, asked %v", err, asked)
 	}
 }

@@ -9,8 +9,9 @@
 // come from its own page (Origin) as POSTs.
 //
 // What works today: the call narration, live (server-sent events); the emergency stop and its
-// re-arm, which trip the same latch as the hotkey (internal/estop); and approvals: consent
-// questions answered in the page, and the grants in force listed and revoked (approvals.go).
+// re-arm, which trip the same latch as the hotkey (internal/estop); approvals: consent
+// questions answered in the page, and the grants in force listed and revoked (approvals.go);
+// and take-over: the operator takes control from the agents and hands it back (control.go).
 // The page is embedded (page.html): no CDN, no build step.
 package console
 
@@ -29,10 +30,14 @@ import (
 	"github.com/mcec/mcec/internal/consent"
 	"github.com/mcec/mcec/internal/dispatch"
 	"github.com/mcec/mcec/internal/estop"
+	"github.com/mcec/mcec/internal/takeover"
 )
 
 // DefaultPort is the console's port when none is given.
 const DefaultPort = 5152
+
+// howConsole is how the console names itself where a change records who made it.
+const howConsole = "console"
 
 // Stopper is the emergency stop's latch as the console drives it.
 type Stopper interface {
@@ -46,6 +51,8 @@ type Options struct {
 	Stop Stopper
 	// Consent is the consent broker; nil: the console shows no approvals.
 	Consent Approvals
+	// Control is the take-over; nil: the console offers no "Take control".
+	Control Control
 	Log     *slog.Logger
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
@@ -85,6 +92,10 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("GET /api/events", s.operator(s.events))
 	s.mux.HandleFunc("POST /api/stop", s.operator(s.samePage(s.stop)))
 	s.mux.HandleFunc("POST /api/rearm", s.operator(s.samePage(s.rearm)))
+	if opts.Control != nil {
+		s.mux.HandleFunc("POST /api/take", s.operator(s.samePage(s.takeControl)))
+		s.mux.HandleFunc("POST /api/handback", s.operator(s.samePage(s.handBack)))
+	}
 	if opts.Consent != nil {
 		s.mux.HandleFunc("POST /api/answer", s.operator(s.samePage(s.answer)))
 		s.mux.HandleFunc("POST /api/revoke", s.operator(s.samePage(s.revoke)))
@@ -228,6 +239,8 @@ type State struct {
 	EmergencyStop estop.Status `json:"emergencyStop"`
 	// Grants are the consent grants in force; absent when the console has no broker.
 	Grants *consent.Grants `json:"grants,omitempty"`
+	// Control is who drives the desktop; absent when the console offers no take-over.
+	Control *takeover.Status `json:"control,omitempty"`
 	// Rearmed answers POST /api/rearm: whether it was stopped.
 	Rearmed bool `json:"rearmed,omitempty"`
 }
@@ -241,6 +254,10 @@ func (s *Server) current() State {
 	if s.opts.Consent != nil {
 		g := s.opts.Consent.Grants()
 		st.Grants = &g
+	}
+	if s.opts.Control != nil {
+		c := s.opts.Control.Status()
+		st.Control = &c
 	}
 	return st
 }

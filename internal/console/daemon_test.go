@@ -278,3 +278,62 @@ func TestApprovalsOverTheDaemon(t *testing.T) {
 	}
 	contracttest.Fail(t, d.Call(t, "launch", map[string]any{"path": "/bin/true"}), contract.Internal, contract.CodeCommandDisabled)
 }
+
+// TestTakeOverOverTheDaemon takes control from the console: the agents' actions are refused
+// with operator-in-control while observation is served and session-status says who has
+// control; handing back serves them again.
+func TestTakeOverOverTheDaemon(t *testing.T) {
+	d := daemontest.Start(t, daemon.Config{Safety: safety.Settings{AllowAll: true}, Console: "127.0.0.1:0"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var link daemon.ConsoleURL
+	if err := control.Call(ctx, filepath.Join(d.Dir, "control.sock"), "console-url", nil, &link); err != nil {
+		t.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	if resp, err := browser.Get(link.URL); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("login: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	base := "http://" + d.Console.Addr()
+	operate := func(path string) console.State {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, "POST", base+path, nil)
+		req.Header.Set("Origin", base)
+		resp, err := browser.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var st console.State
+		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&st) != nil || st.Control == nil {
+			t.Fatalf("POST %s: %d", path, resp.StatusCode)
+		}
+		return st
+	}
+	click := map[string]any{"at": map[string]any{"x": 10, "y": 10}, "settle": 0}
+	d.OK(t, "click", click, nil)
+
+	if st := operate("/api/take"); st.Control.Holder != "operator" || st.Control.How != "console" {
+		t.Fatalf("after Take control: %+v", st.Control)
+	}
+	e := contracttest.Fail(t, d.Call(t, "click", click), contract.Internal, contract.CodeOperatorInControl)
+	if !strings.Contains(e.Detail, "retry") {
+		t.Errorf("operator-in-control says nothing of when to retry: %s", e.Detail)
+	}
+	d.OK(t, "windows", map[string]any{}, nil) // observation is served
+	var status struct {
+		Control struct{ Holder string }
+	}
+	d.OK(t, "session-status", map[string]any{}, &status)
+	if status.Control.Holder != "operator" {
+		t.Errorf("session-status while the operator has control: %+v", status)
+	}
+
+	if st := operate("/api/handback"); st.Control.Holder != "agents" {
+		t.Fatalf("after Hand back: %+v", st.Control)
+	}
+	d.OK(t, "click", click, nil)
+}

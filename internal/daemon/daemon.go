@@ -38,6 +38,7 @@ import (
 	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/screencast"
 	"github.com/mcec/mcec/internal/session"
+	"github.com/mcec/mcec/internal/takeover"
 	"github.com/mcec/mcec/internal/tools"
 	"github.com/mcec/mcec/internal/transport"
 )
@@ -101,8 +102,12 @@ type Daemon struct {
 	// Policy is the live command gate and the audit log (internal/safety).
 	Policy *safety.Policy
 	// Admission is the one chain tool calls and raw commands pass before they run: the
-	// emergency stop, the consent freeze, the policy (internal/admission).
+	// emergency stop, the operator's take-over, the consent freeze, the policy
+	// (internal/admission).
 	Admission *admission.Chain
+	// Takeover is who drives the desktop: the agents, or the operator who took control from
+	// the console (internal/takeover).
+	Takeover *takeover.Control
 	// Provision starts isolated instances; nil unless the operator allowed provisioning.
 	Provision *provision.Manager
 	// Control is the operator's local control socket; operator-only operations register on it.
@@ -213,11 +218,12 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 			return nil, err
 		}
 	}
-	d.Admission = admission.New(d.Stop, d.Consent, d.Policy)
+	d.Takeover = takeover.New(d.Gate, log)
+	d.Admission = admission.New(d.Stop, d.Policy, d.Takeover, d.Consent)
 	d.Commands = d.newCommands(cfg.Commands, d.Gate)
 	env := &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,
 		Gate: d.Gate, StartProcess: d.StartProcess, Recordings: d.recordings, Commands: d.Commands,
-		Access: func() tools.CommandAccess { return tools.CommandAccess(d.CommandAccess()) }, Consent: d.Consent, Stop: d.Stop,
+		Access: func() tools.CommandAccess { return tools.CommandAccess(d.CommandAccess()) }, Consent: d.Consent, Stop: d.Stop, Control: d.Takeover,
 		CaptureLinks: cfg.CaptureLinks}
 	if d.Provision != nil { // a nil *provision.Manager in the interface would not be nil
 		env.Provision = d.Provision
@@ -373,6 +379,9 @@ func (d *Daemon) Close() error {
 	}
 	if d.Console != nil {
 		errs = append(errs, d.Console.Close())
+	}
+	if d.Takeover != nil {
+		d.Takeover.HandBack("server closing") // frees the input gate for the clean-up below
 	}
 	if d.Provision != nil {
 		errs = append(errs, d.Provision.Close()) // instances die with the server that provisioned them

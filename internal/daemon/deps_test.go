@@ -81,14 +81,17 @@ var rules = map[string]rule{
 	"internal/evidence":  {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
 	// Replay reads what the recorder wrote (the bundle); the recorder cannot import it back
 	// (Go forbids the cycle), so it stays out of the dispatcher's observer path.
-	"internal/evidence/replay":       {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
-	"internal/safety":                {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
-	"internal/consent":               {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
-	"internal/estop":                 {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"}},
-	"internal/inputgate":             {only: []string{"contract", "internal/platform"}},
-	"internal/rawcmd":                {only: []string{"contract"}},
-	"internal/rawcmd/queue":          {only: []string{"contract", "internal/errmap", "internal/inputgate", "internal/platform", "internal/rawcmd"}},
-	"internal/errmap":                {only: []string{"contract"}},
+	"internal/evidence/replay": {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
+	"internal/safety":          {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
+	"internal/consent":         {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},
+	"internal/estop":           {bans: []string{"internal/tools", "internal/catalog", "internal/dispatch", "internal/transport", "internal/platform", "internal/session", "internal/daemon", "internal/cli"}},
+	"internal/inputgate":       {only: []string{"contract", "internal/platform"}},
+	"internal/rawcmd":          {only: []string{"contract"}},
+	"internal/rawcmd/queue":    {only: []string{"contract", "internal/errmap", "internal/inputgate", "internal/platform", "internal/rawcmd"}},
+	"internal/errmap":          {only: []string{"contract"}},
+	// The take-over is a freeze of the admission chain and a hold of the input gate; it knows
+	// no tool, transport or desktop, so the console can drive it.
+	"internal/takeover":              {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/inputgate", "internal/daemon", "internal/cli", "internal/console"}},
 	"internal/admission":             {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/safety", "internal/consent", "internal/estop", "internal/daemon", "internal/cli"}},
 	"internal/provision":             {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},
 	"internal/screencast":            {bans: append([]string{"internal/platform", "internal/catalog", "internal/session"}, toolsUp...)},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/safety"
+	"github.com/mcec/mcec/internal/takeover"
 )
 
 // Emergency stop wiring (internal/estop): the latch exists before the tools (their gestures
@@ -31,7 +32,10 @@ func (d *Daemon) emergencyCleanup(how string) {
 	}
 	discarded := d.recordings != nil && d.recordings.Discard()
 	var held []string
-	if d.Gate != nil && d.Desktop != nil {
+	if d.Takeover != nil && d.Takeover.Status().Holder == takeover.Operator {
+		// The operator has control and holds the gate, so no agent gesture is running; the
+		// gate is not waited for (that would take cleanupLimit). Control stays theirs.
+	} else if d.Gate != nil && d.Desktop != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupLimit)
 		if h, err := d.Gate.Cleanup(ctx); err == nil {
 			held, _ = h.Input().Held(ctx)

@@ -139,7 +139,7 @@ func newRig(t *testing.T, s Settings, private bool) *rig {
 	}
 	r.p = NewPolicy(s, private, slog.New(slog.NewTextHandler(r.log, nil)))
 	r.d = dispatch.New(cat, session.NewStore(session.Options{Root: t.TempDir()}), nil)
-	r.d.SetAdmission(admission.New(nil, nil, r.p))
+	r.d.SetAdmission(admission.New(nil, r.p))
 	r.d.SetAudit(r.p)
 	return r
 }

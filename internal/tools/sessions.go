@@ -8,6 +8,7 @@ import (
 	"github.com/mcec/mcec/internal/catalog"
 	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/session"
+	"github.com/mcec/mcec/internal/takeover"
 )
 
 type sessionStartArgs struct{}
@@ -65,13 +66,16 @@ type sessionStatusResult struct {
 	CommandAccess *CommandAccess `json:"commandAccess,omitempty"`
 	// EmergencyStop is the operator's stop: armed, stopped or unavailable, since when and how.
 	EmergencyStop *estop.Status `json:"emergencyStop,omitempty"`
+	// Control is who drives the desktop: agents, or the operator who took control (then what
+	// acts fails operator-in-control until they hand back).
+	Control *takeover.Status `json:"control,omitempty"`
 }
 
 func sessionStatusTool(env *Env) *catalog.Tool {
 	return catalog.Define(catalog.Spec[sessionIDArgs, sessionStatusResult]{
 		Name:            "session-status",
 		Title:           "Session status",
-		Description:     "Report a session's state: start time, artifact directory, call counts, active target, last observation, action and error, and the server's commandAccess (enabledTools, gatedTools, enabledRawCommands) and emergencyStop (state armed, stopped or unavailable; since; how). Served even while the emergency stop refuses every other tool.",
+		Description:     "Report a session's state: start time, artifact directory, call counts, active target, last observation, action and error, and the server's commandAccess (enabledTools, gatedTools, enabledRawCommands) emergencyStop (state armed, stopped or unavailable; since; how) and control (holder agents or operator; since; how). Served even while the emergency stop refuses every other tool.",
 		Annotations:     catalog.Annotations{ReadOnly: true, Idempotent: true},
 		ManagesSessions: true,
 		Errors:          []contract.Code{contract.CodeUnknownSession},
@@ -88,6 +92,10 @@ func sessionStatusTool(env *Env) *catalog.Tool {
 			if env.Stop != nil {
 				st := env.Stop.Status()
 				res.EmergencyStop = &st
+			}
+			if env.Control != nil {
+				c := env.Control.Status()
+				res.Control = &c
 			}
 			resp.Session = s
 			return &res, nil

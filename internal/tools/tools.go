@@ -11,6 +11,7 @@ import (
 	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/inputgate"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/takeover"
 )
 
 // Env is what tools need from the server. Every dependency is a small interface declared
@@ -41,6 +42,9 @@ type Env struct {
 	// Stop is the operator's emergency stop, which session-status reports (gestures meet it
 	// through Gate); nil on servers without one.
 	Stop EmergencyStop
+	// Control is who drives the desktop (takeover.Control), which session-status reports; nil
+	// on servers without a console.
+	Control Controller
 	// CaptureLinks makes capture answer with a link to its artifact by default (link), for MCP
 	// clients that read resources: --capture-links.
 	CaptureLinks bool
@@ -68,6 +72,12 @@ type InputGate interface {
 // meet the stop through the input gate.
 type EmergencyStop interface {
 	Status() estop.Status
+}
+
+// Controller is the operator's take-over as session-status reports it (takeover.Control);
+// acting calls meet it in admission.
+type Controller interface {
+	Status() takeover.Status
 }
 
 // Register adds every tool to c, in the order tools/list shows them.

@@ -19,7 +19,7 @@ async function agent(tool, args = {}) {
   return r.json();
 }
 
-test('an operator watches, stops, approves and re-arms mcec from the console', async (t) => {
+test('an operator watches, stops, approves, takes over and re-arms mcec from the console', async (t) => {
   assert.ok(login && base && token, 'MCEC_CONSOLE_LOGIN, MCEC_BASE and MCEC_TOKEN must be set');
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -75,6 +75,22 @@ test('an operator watches, stops, approves and re-arms mcec from the console', a
     const refused = await agent('launch', { path: '/bin/true' });
     assert.equal(refused.ok, false);
     assert.equal(refused.error.code, 'command-disabled');
+  });
+
+  await t.test("Take control refuses the agents' actions, not their observation; Hand back serves them again", async () => {
+    const click = { at: { x: 5, y: 5 }, settle: 0 };
+    await page.click('#take');
+    await page.waitForSelector('#control.operator');
+    const refused = await agent('click', click);
+    assert.equal(refused.ok, false);
+    assert.equal(refused.error.code, 'operator-in-control');
+    assert.equal((await agent('windows')).ok, true);
+    const status = await agent('session-status');
+    assert.equal(status.result.control.holder, 'operator');
+    await page.click('#handback');
+    await page.waitForSelector('#control.agents');
+    const served = await agent('click', click);
+    assert.equal(served.ok, true, JSON.stringify(served.error));
   });
 
   await t.test('the credentials are kept apart', async () => {

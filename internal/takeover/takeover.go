@@ -1,0 +1,114 @@
+// Package takeover is the operator's take-over: the operator takes control of the desktop from
+// the agents (the console's "Take control"), and hands it back. While the operator has control,
+// every tool call that acts fails operator-in-control (observation is still served, so the
+// agent can watch and wait), and mcec's input gate is held for the operator, so no agent
+// gesture or raw command can reach the desktop, and one in progress finishes before the
+// operator's control begins.
+package takeover
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+)
+
+// Who has control, as Status reports it.
+const (
+	Agents   = "agents"
+	Operator = "operator"
+)
+
+// Status is who drives the desktop, since when, and through what the operator took it.
+type Status struct {
+	Holder string    `json:"holder"`
+	Since  time.Time `json:"since"`
+	How    string    `json:"how,omitempty"`
+}
+
+// Gate is the input gate (inputgate.Gate): Freeze holds it without touching input.
+type Gate interface {
+	Freeze(ctx context.Context) (release func(), err error)
+}
+
+// Control is safe for concurrent use.
+type Control struct {
+	gate Gate
+	log  *slog.Logger
+	now  func() time.Time
+
+	mu      sync.Mutex
+	status  Status
+	release func() // frees the input gate, held for the operator while they have control
+}
+
+// New returns a Control with the agents in control. gate may be nil (a server without a
+// desktop): then nothing is held.
+func New(gate Gate, log *slog.Logger) *Control {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Control{gate: gate, log: log, now: time.Now}
+	c.status = Status{Holder: Agents, Since: c.now()}
+	return c
+}
+
+// Take gives the operator control. It waits (within ctx) for an agent's gesture in progress
+// to finish, so the operator never meets half a drag; taking control twice changes nothing.
+func (c *Control) Take(ctx context.Context, how string) (Status, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.status.Holder == Operator {
+		return c.status, nil
+	}
+	if c.gate != nil {
+		// A gesture that keeps the gate past ctx is reported, not waited for forever; the
+		// operator can still press Stop, which aborts it.
+		release, err := c.gate.Freeze(ctx)
+		if err != nil {
+			return c.status, err
+		}
+		c.release = release
+	}
+	c.status = Status{Holder: Operator, Since: c.now(), How: how}
+	c.log.Warn("the operator took control: agents' actions are refused until they hand back", "how", how)
+	return c.status, nil
+}
+
+// HandBack returns control to the agents and reports whether the operator had it.
+func (c *Control) HandBack(how string) (Status, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.status.Holder != Operator {
+		return c.status, false
+	}
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
+	held := c.now().Sub(c.status.Since)
+	c.status = Status{Holder: Agents, Since: c.now(), How: how}
+	c.log.Warn("the operator handed control back to the agents", "how", how, "after", held.Round(time.Millisecond))
+	return c.status, true
+}
+
+// Status reports who has control.
+func (c *Control) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+// Frozen refuses what acts while the operator has control (admission.Freeze); nil otherwise.
+func (c *Control) Frozen(what string) error {
+	st := c.Status()
+	if st.Holder != Operator {
+		return nil
+	}
+	return contract.Errorf(contract.CodeOperatorInControl,
+		"the operator took control of the desktop at %s (%s): %s was not run, and nothing that acts is until they hand "+
+			"back. Observation still works: wait, observe again (windows, focus and values may change meanwhile), then retry",
+		st.Since.Format("15:04:05"), st.How, what)
+}

@@ -1,0 +1,66 @@
+package takeover_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/inputgate"
+	"github.com/mcec/mcec/internal/takeover"
+)
+
+func TestTakeAndHandBack(t *testing.T) {
+	gate := inputgate.New(nil, nil)
+	c := takeover.New(gate, nil)
+	if st := c.Status(); st.Holder != takeover.Agents || c.Frozen("click") != nil {
+		t.Fatalf("at start: %+v %v", st, c.Frozen("click"))
+	}
+
+	// An agent's gesture in progress is not cut: taking control waits for it.
+	g, err := gate.Gesture(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err = c.Take(ctx, "console")
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) || c.Status().Holder != takeover.Agents {
+		t.Fatalf("taking control over a running gesture: %v, holder %s", err, c.Status().Holder)
+	}
+	g.Release()
+
+	st, err := c.Take(context.Background(), "console")
+	if err != nil || st.Holder != takeover.Operator || st.How != "console" {
+		t.Fatalf("take: %+v %v", st, err)
+	}
+	if again, err := c.Take(context.Background(), "console"); err != nil || again != st {
+		t.Errorf("taking control twice: %+v %v", again, err)
+	}
+	var ce *contract.Error
+	if err := c.Frozen("click"); !errors.As(err, &ce) || ce.Code != contract.CodeOperatorInControl {
+		t.Errorf("an agent's action while the operator has control: %v", err)
+	}
+	// No agent gesture reaches the gate meanwhile.
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	if _, err := gate.Gesture(ctx); err == nil {
+		t.Error("a gesture got the gate while the operator has control")
+	}
+	cancel()
+
+	if st, had := c.HandBack("console"); !had || st.Holder != takeover.Agents {
+		t.Fatalf("hand back: %+v %v", st, had)
+	}
+	if _, had := c.HandBack("console"); had {
+		t.Error("handing back twice")
+	}
+	if c.Frozen("click") != nil {
+		t.Error("still frozen after hand-back")
+	}
+	h, err := gate.Gesture(context.Background())
+	if err != nil {
+		t.Fatalf("the gate after hand-back: %v", err)
+	}
+	h.Release()
+}
