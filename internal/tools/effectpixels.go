@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"github.com/mcec/mcec/internal/sysload"
 	"image"
 	"time"
 
@@ -126,13 +127,14 @@ func near(a, b uint8) bool {
 }
 
 // rebaseWithin bounds rebase's wait for the window's pixels to stop changing, and rebasePoll is
-// how often it looks.
+// how often it looks. rebaseWithin and rebaseQuiet stretch with the machine's load (sysload).
 const (
 	rebaseWithin = 500 * time.Millisecond
 	rebasePoll   = 15 * time.Millisecond
 	// rebaseQuiet is how long the pixels must stay the same: toolkits redraw a hover in their
 	// idle time, a few milliseconds after the pointer arrives (Tk's checkbutton on leave), and
-	// more than 50 ms later on a loaded machine (TestEffectsWithoutTree beside a second make test).
+	// more than 50 ms later on a loaded machine (TestEffectsWithoutTree beside a second make test),
+	// and past 150 ms at load 8 on 2 cores, which the stretch covers.
 	rebaseQuiet = 150 * time.Millisecond
 )
 
@@ -147,7 +149,8 @@ func (o *observer) rebase(ctx context.Context) {
 		return
 	}
 	start := time.Now()
-	deadline, stable := start.Add(rebaseWithin), start
+	quiet := sysload.Scale(rebaseQuiet)
+	deadline, stable := start.Add(sysload.Scale(rebaseWithin)), start
 	prev := o.pixels.img
 	for {
 		img, err := o.d.CaptureRect(ctx, o.pixels.rect)
@@ -158,7 +161,7 @@ func (o *observer) rebase(ctx context.Context) {
 			stable = time.Now()
 		}
 		prev = img
-		if time.Since(stable) >= rebaseQuiet || !time.Now().Before(deadline) {
+		if time.Since(stable) >= quiet || !time.Now().Before(deadline) {
 			break
 		}
 		t := time.NewTimer(rebasePoll)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"flag"
+	"github.com/mcec/mcec/internal/sysload"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func callBudget(args any) time.Duration {
 			return time.Duration(ms)*time.Millisecond + 15*time.Second
 		}
 	}
-	return 30 * time.Second
+	return sysload.Scale(30 * time.Second) // the product's own deadlines (tesseract's) stretch with the load
 }
 
 // callAsync runs one tool on another goroutine and delivers its raw envelope; the test
