@@ -406,11 +406,12 @@ func TestTypeScriptSDK(t *testing.T) {
 
 // TestConsoleInChromium drives the operator console in Debian's Chromium with playwright-core
 // (test/clients/console.test.mjs under Node's test runner): log in with the one-time link, see
-// an agent's call narrated, Stop and Re-arm, answer a consent question and revoke the grant, and
-// the credentials kept apart.
+// an agent's typing in the live view and its call narrated, Stop and Re-arm, answer a consent
+// question and revoke the grant, take control and drive the desktop from the page, and the
+// credentials kept apart.
 func TestConsoleInChromium(t *testing.T) {
 	node := nodeClients(t)
-	_, base, token, login := startServeConsole(t, "--headless", "--console", "--console-port", "0")
+	_, base, token, login := startServeConsole(t, "--headless", "--console", "--console-port", "0", "--launch", "xterm")
 	if login == "" {
 		t.Fatal("mcec serve --console showed no login link")
 	}

@@ -72,7 +72,7 @@ mcec call and mcec mcp --server find it. --no-token serves loopback without one.
 	boolVar(cmd.Flags(), &g.safety.tcp, "tcp", "also serve the raw-command line protocol over TCP (env MCEC_TCP, [tcp] in config.toml; docs/raw-commands.md)")
 	cmd.Flags().IntVar(&o.tcpPort, "tcp-port", 5150, "TCP port of the line protocol (with --tcp)")
 	cmd.Flags().StringVar(&o.tcpBind, "tcp-bind", "127.0.0.1", "address of the line protocol (loopback only)")
-	cmd.Flags().BoolVar(&o.console, "console", false, "also serve the operator console (watch the calls, Stop and Re-arm, answer consent questions and revoke grants, take control and hand back) on 127.0.0.1:--console-port; log in with the link printed at start or by mcec console-url")
+	cmd.Flags().BoolVar(&o.console, "console", false, "also serve the operator console (watch the desktop and the calls, Stop and Re-arm, answer consent questions and revoke grants, take control and drive the desktop, hand back) on 127.0.0.1:--console-port; log in with the link printed at start or by mcec console-url")
 	cmd.Flags().IntVar(&o.consolePort, "console-port", console.DefaultPort, "TCP port of the operator console (with --console; loopback only)")
 	cmd.Flags().IntVar(&o.readyFD, "ready-fd", 0, "write {\"port\":N} to this inherited descriptor once listening (used by provision-session)")
 	_ = cmd.Flags().MarkHidden("ready-fd")

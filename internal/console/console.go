@@ -11,7 +11,9 @@
 // What works today: the call narration, live (server-sent events); the emergency stop and its
 // re-arm, which trip the same latch as the hotkey (internal/estop); approvals: consent
 // questions answered in the page, and the grants in force listed and revoked (approvals.go);
-// and take-over: the operator takes control from the agents and hands it back (control.go).
+// take-over: the operator takes control from the agents and hands it back (control.go); the
+// live view of the desktop (live.go); and, while the operator has control, their clicks and
+// keys sent from the page (hands.go).
 // The page is embedded (page.html): no CDN, no build step.
 package console
 
@@ -53,7 +55,12 @@ type Options struct {
 	Consent Approvals
 	// Control is the take-over; nil: the console offers no "Take control".
 	Control Control
-	Log     *slog.Logger
+	// Screen is the desktop for the live view; nil: no live view.
+	Screen Screen
+	// Hands sends the operator's input while they have control (with Control); nil: the
+	// page cannot drive the desktop.
+	Hands Hands
+	Log   *slog.Logger
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
 }
@@ -65,6 +72,7 @@ type Server struct {
 	creds *credentials
 	narr  *narrator
 	mux   *http.ServeMux
+	live  liveStats
 
 	ln   net.Listener
 	http *http.Server
@@ -92,9 +100,15 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("GET /api/events", s.operator(s.events))
 	s.mux.HandleFunc("POST /api/stop", s.operator(s.samePage(s.stop)))
 	s.mux.HandleFunc("POST /api/rearm", s.operator(s.samePage(s.rearm)))
+	if opts.Screen != nil {
+		s.mux.HandleFunc("GET /api/live", s.operator(s.liveView))
+	}
 	if opts.Control != nil {
 		s.mux.HandleFunc("POST /api/take", s.operator(s.samePage(s.takeControl)))
 		s.mux.HandleFunc("POST /api/handback", s.operator(s.samePage(s.handBack)))
+		if opts.Hands != nil {
+			s.mux.HandleFunc("POST /api/input", s.operator(s.samePage(s.operatorInput)))
+		}
 	}
 	if opts.Consent != nil {
 		s.mux.HandleFunc("POST /api/answer", s.operator(s.samePage(s.answer)))
@@ -241,6 +255,8 @@ type State struct {
 	Grants *consent.Grants `json:"grants,omitempty"`
 	// Control is who drives the desktop; absent when the console offers no take-over.
 	Control *takeover.Status `json:"control,omitempty"`
+	// Live: GET /api/live streams the desktop.
+	Live bool `json:"live,omitempty"`
 	// Rearmed answers POST /api/rearm: whether it was stopped.
 	Rearmed bool `json:"rearmed,omitempty"`
 }
@@ -250,7 +266,7 @@ func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) current() State {
-	st := State{EmergencyStop: s.opts.Stop.Status()}
+	st := State{EmergencyStop: s.opts.Stop.Status(), Live: s.opts.Screen != nil}
 	if s.opts.Consent != nil {
 		g := s.opts.Consent.Grants()
 		st.Grants = &g

@@ -332,8 +332,37 @@ func TestTakeOverOverTheDaemon(t *testing.T) {
 		t.Errorf("session-status while the operator has control: %+v", status)
 	}
 
+	// The operator's own input from the page reaches the desktop; what they type is not logged.
+	input := func(body string) int {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/input", strings.NewReader(body))
+		req.Header.Set("Origin", base)
+		resp, err := browser.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	before := len(d.Fake.Gestures())
+	for _, body := range []string{`{"kind":"click","x":40,"y":50,"right":true}`, `{"kind":"keys","keys":["Control_L","a"]}`, `{"kind":"text","text":"hi there"}`} {
+		if code := input(body); code != http.StatusNoContent {
+			t.Errorf("operator input %s: %d", body, code)
+		}
+	}
+	if got := d.Fake.Gestures()[before:]; len(got) != 3 || got[0].Kind != "click" || got[0].Points[0].X != 40 || got[0].Button != 3 ||
+		got[1].Kind != "chord" || got[2].Kind != "type" || got[2].Text != "hi there" {
+		t.Errorf("the operator's input as the desktop got it: %+v", got)
+	}
+	if code := input(`{"kind":"keys","keys":[]}`); code != http.StatusBadRequest {
+		t.Errorf("an empty chord: %d, want 400", code)
+	}
+
 	if st := operate("/api/handback"); st.Control.Holder != "agents" {
 		t.Fatalf("after Hand back: %+v", st.Control)
+	}
+	if code := input(`{"kind":"click","x":1,"y":1}`); code != http.StatusConflict {
+		t.Errorf("operator input without control: %d, want 409", code)
 	}
 	d.OK(t, "click", click, nil)
 }

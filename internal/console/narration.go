@@ -24,6 +24,8 @@ type Narration struct {
 	OK      bool      `json:"ok"`
 	Code    string    `json:"code,omitempty"`
 	Ms      int64     `json:"ms"`
+	// Point is where on the screen a click landed (a drag ended), for the live view's overlay.
+	Point *[2]int `json:"point,omitempty"`
 }
 
 // backlogSize is how many recent calls a newly connected viewer is shown.
@@ -50,7 +52,29 @@ func (n *narrator) CallFinished(_ context.Context, f dispatch.Finished) {
 		e.Code = string(err.Code)
 	}
 	e.Action, e.Target = describeArgs(f.Args)
+	if e.OK && (f.Tool == "click" || f.Tool == "drag") {
+		e.Point = pointOf(f.Outcome.Envelope.Result())
+	}
 	n.publish(e)
+}
+
+// pointOf reads where a click (at) or a drag (to) ended from its result, in screen coordinates.
+func pointOf(result any) *[2]int {
+	b, err := json.Marshal(result)
+	if err != nil {
+		return nil
+	}
+	var r struct {
+		At *[2]int `json:"at"`
+		To *[2]int `json:"to"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	if r.At != nil {
+		return r.At
+	}
+	return r.To
 }
 
 func (n *narrator) publish(e Narration) {

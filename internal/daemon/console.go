@@ -17,7 +17,8 @@ type ConsoleURL struct {
 // console-url on the control socket, the one way to a login link besides the start-up banner.
 func (d *Daemon) startConsole(addr string) error {
 	if addr != "" {
-		c := console.New(console.Options{Stop: d.Stop, Consent: d.Consent, Control: d.Takeover, Log: d.log})
+		c := console.New(console.Options{Stop: d.Stop, Consent: d.Consent, Control: d.Takeover, Hands: d.opGate,
+			Screen: consoleScreen{d.Desktop}, Log: d.log})
 		if err := c.Listen(addr); err != nil {
 			return err
 		}

@@ -131,7 +131,8 @@ type Daemon struct {
 	Stop         *estop.Latch
 	stopListener *estop.Listener // the hotkey; nil when unavailable
 
-	stopConsentScreen func() // the on-screen consent prompter (consentscreen.go); nil when not running
+	stopConsentScreen func()        // the on-screen consent prompter (consentscreen.go); nil when not running
+	opGate            *operatorGate // the input gate as the operator's take-over holds it (takeover.go)
 }
 
 // Start assembles the daemon. On error, everything it started is stopped again.
@@ -218,7 +219,8 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 			return nil, err
 		}
 	}
-	d.Takeover = takeover.New(d.Gate, log)
+	d.opGate = &operatorGate{gate: d.Gate, stop: d.Stop}
+	d.Takeover = takeover.New(d.opGate, log)
 	d.Admission = admission.New(d.Stop, d.Policy, d.Takeover, d.Consent)
 	d.Commands = d.newCommands(cfg.Commands, d.Gate)
 	env := &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,

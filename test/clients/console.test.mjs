@@ -19,7 +19,7 @@ async function agent(tool, args = {}) {
   return r.json();
 }
 
-test('an operator watches, stops, approves, takes over and re-arms mcec from the console', async (t) => {
+test('an operator watches live, stops, approves, takes over and re-arms mcec from the console', async (t) => {
   assert.ok(login && base && token, 'MCEC_CONSOLE_LOGIN, MCEC_BASE and MCEC_TOKEN must be set');
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -35,6 +35,39 @@ test('an operator watches, stops, approves, takes over and re-arms mcec from the
     assert.equal(resp.status(), 200);
     assert.equal(await page.title(), 'mcec console');
     await page.waitForSelector('#state.armed');
+  });
+
+  // The sum of the live view's pixels in a screen rectangle, as the page shows them now.
+  const sample = (r) => page.evaluate((r) => {
+    const img = document.getElementById('screen');
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth; c.height = img.naturalHeight;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    let sum = 0;
+    for (const v of g.getImageData(r.x, r.y, r.width, r.height).data) sum += v;
+    return sum;
+  }, r);
+  const changes = async (r, before) => {
+    for (let i = 0; i < 100; i++) {
+      if (await sample(r) !== before) return;
+      await page.waitForTimeout(100);
+    }
+    assert.fail(`the live view did not change in ${JSON.stringify(r)} within 10 s`);
+  };
+  let term; // the xterm the server launched, as windows reports it
+  let box; // its rectangle on the screen
+
+  await t.test("an agent's typing shows up in the live view", async () => {
+    await page.waitForFunction(() => document.getElementById('screen').naturalWidth > 0);
+    const wins = await agent('windows');
+    term = wins.result.windows.find((w) => /xterm/i.test(w.className || '') || /xterm/i.test(w.title || ''));
+    assert.ok(term, `no xterm among ${JSON.stringify(wins.result.windows.map((w) => w.title))}`);
+    box = { x: term.x, y: term.y, width: term.width, height: term.height };
+    const before = await sample(box);
+    assert.equal((await agent('focus', { handle: term.handle })).ok, true);
+    assert.equal((await agent('send_command', { command: 'chars:echo agent-was-here' })).ok, true);
+    await changes(box, before);
   });
 
   await t.test("an agent's call shows up in the narration", async () => {
@@ -77,7 +110,7 @@ test('an operator watches, stops, approves, takes over and re-arms mcec from the
     assert.equal(refused.error.code, 'command-disabled');
   });
 
-  await t.test("Take control refuses the agents' actions, not their observation; Hand back serves them again", async () => {
+  await t.test("Take control refuses the agents' actions, not their observation; the operator's click and keys land; Hand back serves them again", async () => {
     const click = { at: { x: 5, y: 5 }, settle: 0 };
     await page.click('#take');
     await page.waitForSelector('#control.operator');
@@ -87,6 +120,13 @@ test('an operator watches, stops, approves, takes over and re-arms mcec from the
     assert.equal((await agent('windows')).ok, true);
     const status = await agent('session-status');
     assert.equal(status.result.control.holder, 'operator');
+    // The operator drives the desktop from the live view: a click on the xterm, then keys.
+    const k = await page.evaluate(() => { const i = document.getElementById('screen'); return i.clientWidth / i.naturalWidth; });
+    const before = await sample(box);
+    await page.locator('#screen').click({ position: { x: (box.x + box.width / 2) * k, y: (box.y + box.height / 2) * k } });
+    await page.keyboard.type('operator');
+    await page.keyboard.press('Enter');
+    await changes(box, before);
     await page.click('#handback');
     await page.waitForSelector('#control.agents');
     const served = await agent('click', click);
