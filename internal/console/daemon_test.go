@@ -23,6 +23,7 @@ import (
 	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/daemon/daemontest"
+	"github.com/mcec/mcec/internal/evidence"
 	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/transport"
 )
@@ -110,6 +111,9 @@ func TestConsoleOverTheDaemon(t *testing.T) {
 		t.Fatalf("after Re-arm: %+v", st)
 	}
 	d.OK(t, "windows", map[string]any{}, nil)
+	if got, want := traceEvents(t, d), "windows, emergency-stop by console, windows, rearm by console, windows"; got != want {
+		t.Errorf("the trace: %s\nwant: %s", got, want)
+	}
 
 	// The agents' HTTP endpoints take their bearer token only, never the console's cookie.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -365,4 +369,37 @@ func TestTakeOverOverTheDaemon(t *testing.T) {
 		t.Errorf("operator input without control: %d, want 409", code)
 	}
 	d.OK(t, "click", click, nil)
+
+	// The session's trace holds both, between the calls they came between, in its chain.
+	if got, want := traceEvents(t, d), "click, take-control by console, click, windows, session-status, hand-back by console, click"; got != want {
+		t.Errorf("the trace: %s\nwant: %s", got, want)
+	}
+}
+
+// traceEvents reads the daemon's one session trace, verified, as "tool, event by how, …".
+func traceEvents(t *testing.T, d *daemontest.Daemon) string {
+	t.Helper()
+	d.Evidence.Flush()
+	traces, _ := filepath.Glob(filepath.Join(d.Dir, "sessions", "*", evidence.TraceFile))
+	if len(traces) != 1 {
+		t.Fatalf("traces: %v", traces)
+	}
+	b, err := evidence.Open(filepath.Dir(traces[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.Verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	for _, l := range v.Lines {
+		switch l.Kind {
+		case evidence.KindOperator:
+			events = append(events, l.Event+" by "+l.How)
+		case evidence.KindRequest:
+			events = append(events, l.Tool)
+		}
+	}
+	return strings.Join(events, ", ")
 }

@@ -220,7 +220,13 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		}
 	}
 	d.opGate = &operatorGate{gate: d.Gate, stop: d.Stop}
-	d.Takeover = takeover.New(d.opGate, log)
+	d.Takeover = takeover.New(d.opGate, log, func(st takeover.Status) {
+		event := evidence.EventHandBack
+		if st.Holder == takeover.Operator {
+			event = evidence.EventTakeControl
+		}
+		d.recordOperator(event, st.How)
+	})
 	d.Admission = admission.New(d.Stop, d.Policy, d.Takeover, d.Consent)
 	d.Commands = d.newCommands(cfg.Commands, d.Gate)
 	env := &tools.Env{Desktop: d.Desktop, Sessions: d.Sessions, Log: log,

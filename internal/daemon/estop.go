@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcec/mcec/internal/estop"
+	"github.com/mcec/mcec/internal/evidence"
 	"github.com/mcec/mcec/internal/safety"
 	"github.com/mcec/mcec/internal/takeover"
 )
@@ -20,12 +21,21 @@ const cleanupLimit = 5 * time.Second
 
 // newEmergencyStop builds the latch; its clean-up reaches the parts built after it.
 func (d *Daemon) newEmergencyStop() *estop.Latch {
-	return estop.New(estop.Options{Log: d.log, OnTrip: d.emergencyCleanup})
+	return estop.New(estop.Options{Log: d.log, OnTrip: d.emergencyCleanup,
+		OnRearm: func(how string) { d.recordOperator(evidence.EventRearm, how) }})
+}
+
+// recordOperator writes what the operator did into the live sessions' traces.
+func (d *Daemon) recordOperator(event, how string) {
+	if d.Evidence != nil {
+		d.Evidence.Operator(event, how)
+	}
 }
 
 // emergencyCleanup runs after a trip: the latch already refuses calls and has cancelled the
 // gestures in progress (which release what they pressed as they abort).
 func (d *Daemon) emergencyCleanup(how string) {
+	d.recordOperator(evidence.EventStop, how)
 	dropped := 0
 	if d.Commands != nil {
 		dropped = d.Commands.Drop("the operator's emergency stop fired") // also releases held keys and buttons

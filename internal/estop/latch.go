@@ -62,7 +62,9 @@ type Options struct {
 	// OnTrip runs the server's clean-up after a trip, on its own goroutine (the latch already
 	// refuses calls and has cancelled the gestures when it runs).
 	OnTrip func(how string)
-	Log    *slog.Logger
+	// OnRearm runs after a re-arm (the trace records it); on the caller's goroutine.
+	OnRearm func(how string)
+	Log     *slog.Logger
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
 }
@@ -140,12 +142,16 @@ func (l *Latch) Trip(how string) <-chan struct{} {
 // it (the control socket, the hotkey's confirmation); no tool can reach it.
 func (l *Latch) Rearm(how string) bool {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if !l.stopped {
+		l.mu.Unlock()
 		return false
 	}
 	l.stopped, l.since, l.how, l.confirm = false, l.opts.Now(), how, time.Time{}
+	l.mu.Unlock()
 	l.log.Warn("emergency stop re-armed: tool calls are served again", "how", how)
+	if l.opts.OnRearm != nil {
+		l.opts.OnRearm(how)
+	}
 	return true
 }
 

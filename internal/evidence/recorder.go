@@ -413,6 +413,60 @@ func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, st session.Status
 	}
 }
 
+// Operator writes what the operator did (take control, hand back, stop, re-arm: the Event*
+// constants) into the trace of every live session that has one, between the calls it came
+// between, in the same hash chain. how is through what ("console", "hotkey", "control socket").
+func (r *Recorder) Operator(event, how string) {
+	at := r.now().UTC()
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	logs := make([]*sessionLog, 0, len(r.logs))
+	for _, lg := range r.logs {
+		logs = append(logs, lg)
+	}
+	r.mu.Unlock()
+	for _, lg := range logs {
+		lg.mu.Lock()
+		ts := &lg.state.Trace
+		if !lg.gone && !ts.Truncated {
+			l := Line{Seq: ts.Seq + 1, Kind: KindOperator, At: at, Event: event, How: how, Prev: ts.Head}
+			if err := r.appendLine(lg, l); err != nil {
+				r.log.Warn("evidence: operator line not written", "session", lg.id, "err", err)
+			} else {
+				lg.gen++
+				r.scheduleCheckpoint(lg)
+			}
+		}
+		lg.mu.Unlock()
+	}
+}
+
+// markerRoom is kept free under the cap so that a full trace always ends with its marker.
+const markerRoom = 512
+
+// appendLine appends one line that is not part of a call pair, if it fits under the cap with the
+// room the truncation marker needs (else it is left out: a full trace ends with its marker).
+func (r *Recorder) appendLine(lg *sessionLog, l Line) error {
+	ts := &lg.state.Trace
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	if ts.Bytes+int64(len(b)+1)+markerRoom > ts.MaxBytes {
+		return fmt.Errorf("the trace is nearly full (%d of %d bytes)", ts.Bytes, ts.MaxBytes)
+	}
+	if err := appendFile(filepath.Join(lg.dir, TraceFile), append(b, '\n')); err != nil {
+		return err
+	}
+	ts.Lines++
+	ts.Bytes += int64(len(b) + 1)
+	ts.Head = lineHash(b)
+	return nil
+}
+
 // appendPair appends a request and its response (never one without the other) and returns the
 // request's line number. When the pair would pass the cap, a truncation marker is written instead
 // and the trace is closed for good.
@@ -435,8 +489,6 @@ func (r *Recorder) appendPair(lg *sessionLog, req, resp Line) (int, error) {
 	}
 	respB := pair[len(reqB)+1:]
 	pair = append(pair, '\n')
-	// Room is kept for the marker so that a full trace always ends with one.
-	const markerRoom = 512
 	if ts.Bytes+int64(len(pair))+markerRoom > ts.MaxBytes {
 		mark := Line{Seq: req.Seq, Kind: KindTruncated, At: req.At, Prev: head,
 			Detail: fmt.Sprintf("trace cap of %d bytes reached: call %d and later calls are counted in session.json but not recorded", ts.MaxBytes, req.Seq)}

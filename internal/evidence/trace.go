@@ -21,6 +21,18 @@ const (
 	KindRequest   = "request"
 	KindResponse  = "response"
 	KindTruncated = "truncated" // the last line of a trace that reached its cap
+	// KindOperator is something the operator did that bears on the calls around it (took
+	// control, handed back, stopped, re-armed): Event says what, How through what. Its seq is
+	// the number the next call will take.
+	KindOperator = "operator"
+)
+
+// Operator events (Line.Event of a KindOperator line).
+const (
+	EventTakeControl = "take-control"
+	EventHandBack    = "hand-back"
+	EventStop        = "emergency-stop"
+	EventRearm       = "rearm"
 )
 
 // genesis is the prev hash of a trace's first line.
@@ -45,6 +57,9 @@ type Line struct {
 	OK         *bool           `json:"ok,omitempty"`
 	Envelope   json.RawMessage `json:"envelope,omitempty"`
 	Image      *Redacted       `json:"image,omitempty"`
+	// Event and How describe an operator line.
+	Event string `json:"event,omitempty"`
+	How   string `json:"how,omitempty"`
 	// Detail explains a truncated line.
 	Detail string `json:"detail,omitempty"`
 	Prev   string `json:"prev"`
@@ -94,6 +109,10 @@ func ParseLine(b []byte) (Line, error) {
 	case KindResponse:
 		if l.Tool == "" || len(l.Envelope) == 0 || l.OK == nil {
 			return Line{}, errors.New("response without tool, ok or envelope")
+		}
+	case KindOperator:
+		if l.Event == "" {
+			return Line{}, errors.New("operator line without event")
 		}
 	case KindTruncated:
 	default:
@@ -203,6 +222,10 @@ func Verify(r io.Reader, anchor *Anchor) (*Verified, error) {
 				return nil, &ChainError{Line: n, Reason: fmt.Sprintf("response tool %q differs from its request's %q", l.Tool, v.Lines[len(v.Lines)-1].Tool)}
 			}
 			wantSeq++
+		case KindOperator:
+			if l.Seq != wantSeq {
+				return nil, &ChainError{Line: n, Reason: fmt.Sprintf("operator line seq %d, want %d (the next call's)", l.Seq, wantSeq)}
+			}
 		case KindTruncated:
 			v.Truncated = true
 		}

@@ -490,3 +490,42 @@ func TestVerifyTornTail(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorLines: what the operator did is written into each live session's trace between
+// the calls it came between, in the chain, with the next call's seq; the bundle verifies, an
+// edit of an operator line is caught, and session.json's anchor counts it.
+func TestOperatorLines(t *testing.T) {
+	r := newRig(t, Options{})
+	s := r.store.Start()
+	r.call(s, "windows", `{}`, contract.Success(s.ID(), map[string]any{"count": 0}), nil)
+	r.rec.Operator(EventTakeControl, "console")
+	r.rec.Operator(EventHandBack, "console")
+	r.call(s, "windows", `{}`, contract.Success(s.ID(), map[string]any{"count": 1}), nil)
+	r.rec.Flush()
+
+	dir := r.dir(s)
+	b, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.Verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, l := range v.Lines {
+		kinds = append(kinds, fmt.Sprintf("%s/%d%s", l.Kind, l.Seq, l.Event))
+	}
+	if got := strings.Join(kinds, " "); got != "request/1 response/1 operator/2take-control operator/2hand-back request/2 response/2" {
+		t.Errorf("lines: %s", got)
+	}
+	if v.Lines[2].How != "console" || b.Session.Trace.Lines != 6 {
+		t.Errorf("operator line %+v; session.json counts %d lines", v.Lines[2], b.Session.Trace.Lines)
+	}
+	trace, _ := os.ReadFile(filepath.Join(dir, TraceFile))
+	edited := strings.Replace(string(trace), `"event":"hand-back"`, `"event":"take-control"`, 1)
+	var ce *ChainError
+	if _, err := Verify(strings.NewReader(edited), &b.Session.Trace.Anchor); !errors.As(err, &ce) || ce.Line != 5 {
+		t.Errorf("an edited operator line: %v", err)
+	}
+}

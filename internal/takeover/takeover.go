@@ -35,9 +35,10 @@ type Gate interface {
 
 // Control is safe for concurrent use.
 type Control struct {
-	gate Gate
-	log  *slog.Logger
-	now  func() time.Time
+	gate   Gate
+	log    *slog.Logger
+	now    func() time.Time
+	notify func(Status)
 
 	mu      sync.Mutex
 	status  Status
@@ -45,12 +46,16 @@ type Control struct {
 }
 
 // New returns a Control with the agents in control. gate may be nil (a server without a
-// desktop): then nothing is held.
-func New(gate Gate, log *slog.Logger) *Control {
+// desktop): then nothing is held. notify, when not nil, is told of every change of holder (the
+// evidence recorder writes it into the sessions' traces), after the change.
+func New(gate Gate, log *slog.Logger, notify func(Status)) *Control {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &Control{gate: gate, log: log, now: time.Now}
+	if notify == nil {
+		notify = func(Status) {}
+	}
+	c := &Control{gate: gate, log: log, now: time.Now, notify: notify}
 	c.status = Status{Holder: Agents, Since: c.now()}
 	return c
 }
@@ -59,8 +64,8 @@ func New(gate Gate, log *slog.Logger) *Control {
 // to finish, so the operator never meets half a drag; taking control twice changes nothing.
 func (c *Control) Take(ctx context.Context, how string) (Status, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.status.Holder == Operator {
+		defer c.mu.Unlock()
 		return c.status, nil
 	}
 	if c.gate != nil {
@@ -68,20 +73,24 @@ func (c *Control) Take(ctx context.Context, how string) (Status, error) {
 		// operator can still press Stop, which aborts it.
 		release, err := c.gate.Freeze(ctx)
 		if err != nil {
+			defer c.mu.Unlock()
 			return c.status, err
 		}
 		c.release = release
 	}
 	c.status = Status{Holder: Operator, Since: c.now(), How: how}
+	st := c.status
+	c.mu.Unlock()
 	c.log.Warn("the operator took control: agents' actions are refused until they hand back", "how", how)
-	return c.status, nil
+	c.notify(st)
+	return st, nil
 }
 
 // HandBack returns control to the agents and reports whether the operator had it.
 func (c *Control) HandBack(how string) (Status, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.status.Holder != Operator {
+		defer c.mu.Unlock()
 		return c.status, false
 	}
 	if c.release != nil {
@@ -90,8 +99,11 @@ func (c *Control) HandBack(how string) (Status, bool) {
 	}
 	held := c.now().Sub(c.status.Since)
 	c.status = Status{Holder: Agents, Since: c.now(), How: how}
+	st := c.status
+	c.mu.Unlock()
 	c.log.Warn("the operator handed control back to the agents", "how", how, "after", held.Round(time.Millisecond))
-	return c.status, true
+	c.notify(st)
+	return st, true
 }
 
 // Status reports who has control.

@@ -3,6 +3,7 @@ package takeover_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 
 func TestTakeAndHandBack(t *testing.T) {
 	gate := inputgate.New(nil, nil)
-	c := takeover.New(gate, nil)
+	var told []string
+	c := takeover.New(gate, nil, func(st takeover.Status) { told = append(told, st.Holder) })
 	if st := c.Status(); st.Holder != takeover.Agents || c.Frozen("click") != nil {
 		t.Fatalf("at start: %+v %v", st, c.Frozen("click"))
 	}
@@ -57,6 +59,9 @@ func TestTakeAndHandBack(t *testing.T) {
 	}
 	if c.Frozen("click") != nil {
 		t.Error("still frozen after hand-back")
+	}
+	if got := strings.Join(told, ","); got != "operator,agents" {
+		t.Errorf("told of %s, want each change once: operator,agents", got)
 	}
 	h, err := gate.Gesture(context.Background())
 	if err != nil {

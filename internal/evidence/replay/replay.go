@@ -110,11 +110,14 @@ func Run(ctx context.Context, b *evidence.Bundle, c Caller) (*Report, error) {
 	}
 	type pair struct{ req, resp evidence.Line }
 	var pairs []pair
-	for i := 0; i+1 < len(v.Lines); i += 2 {
-		if v.Lines[i].Kind != evidence.KindRequest {
-			break
+	for i := 0; i+1 < len(v.Lines); i++ {
+		switch v.Lines[i].Kind {
+		case evidence.KindRequest: // Verify made sure its response follows
+			pairs = append(pairs, pair{v.Lines[i], v.Lines[i+1]})
+			i++
+		case evidence.KindOperator: // what the operator did is not replayed
+			continue
 		}
-		pairs = append(pairs, pair{v.Lines[i], v.Lines[i+1]})
 	}
 	rm := newRemapper()
 	for _, p := range pairs {

@@ -54,7 +54,8 @@ func (r *rig) dir(s *session.Session) string {
 	return d
 }
 
-// The replayed server is a tiny desktop whose window handles and refs differ from the recording.
+// The replayed server is a tiny desktop whose window handles and refs differ from the recording;
+// the operator's lines in the recording are skipped.
 func TestReplayRemapsHandlesAndRefs(t *testing.T) {
 	r := newRig(t)
 	s := r.store.Start()
@@ -64,6 +65,9 @@ func TestReplayRemapsHandlesAndRefs(t *testing.T) {
 		map[string]any{"handle": 200, "title": "Other", "processName": "ot", "processId": 20}}}), nil)
 	r.call(s, "find", `{"handle":100,"sessionId":"`+s.ID()+`","element":{"name":"Save"}}`, contract.Success(s.ID(), map[string]any{"found": true,
 		"element": map[string]any{"ref": "old-ref", "role": "push button", "name": "Save"}}), nil)
+	// The operator stepped in between two calls: their lines are in the trace, not replayed.
+	r.rec.Operator(evidence.EventTakeControl, "console")
+	r.rec.Operator(evidence.EventHandBack, "console")
 	r.call(s, "invoke", `{"element":{"ref":"old-ref"},"sessionId":"`+s.ID()+`"}`, contract.Success(s.ID(), map[string]any{"invoked": true}), nil)
 	r.call(s, "query", `{"pid":20}`, contract.Success(s.ID(), map[string]any{"nodeCount": 1}), nil)
 	r.call(s, "capture", `{"handle":200}`, contract.Failure(s.ID(), contract.Errorf(contract.CodeWindowClosed, "gone")), nil)
