@@ -145,6 +145,10 @@ const (
 	// 0×0): the action went through the accessibility API where nobody sees it; a shown element
 	// of that name is probably the one meant.
 	WarnElementHidden Code = "element-hidden"
+	// WarnOperatorIntervened: the operator had control of the desktop since this session's last
+	// call (the console's Take control): windows, focus and values may have changed; observe
+	// before acting. Given once per session per take-over.
+	WarnOperatorIntervened Code = "operator-intervened"
 )
 
 // codeCategory is the one place that says which category each known error code belongs to.
@@ -246,5 +250,5 @@ func WarningCodes() []Code {
 	return []Code{WarnMinimizedWindow, WarnTreeTruncated, WarnRegionClamped, WarnCaptureFallback,
 		WarnCaptureBlank, WarnAppNotResponding, WarnSecretMasked, WarnLimitsClamped,
 		WarnUnfetchedRecordingDiscarded, WarnTreeNotReady, WarnNoAccessibleTree, WarnTreeSkeleton,
-		WarnNoObservedEffect}
+		WarnNoObservedEffect, WarnEffectUnobservable, WarnElementHidden, WarnOperatorIntervened}
 }

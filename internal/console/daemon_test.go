@@ -368,10 +368,16 @@ func TestTakeOverOverTheDaemon(t *testing.T) {
 	if code := input(`{"kind":"click","x":1,"y":1}`); code != http.StatusConflict {
 		t.Errorf("operator input without control: %d, want 409", code)
 	}
-	d.OK(t, "click", click, nil)
+	// The agent's next call is told the operator had control; the one after is not.
+	if env := d.OK(t, "click", click, nil); !contracttest.HasWarning(env, contract.WarnOperatorIntervened) {
+		t.Errorf("the first call after Hand back is not warned operator-intervened: %v", env.Warnings())
+	}
+	if env := d.OK(t, "windows", map[string]any{}, nil); contracttest.HasWarning(env, contract.WarnOperatorIntervened) {
+		t.Error("operator-intervened given twice")
+	}
 
 	// The session's trace holds both, between the calls they came between, in its chain.
-	if got, want := traceEvents(t, d), "click, take-control by console, click, windows, session-status, hand-back by console, click"; got != want {
+	if got, want := traceEvents(t, d), "click, take-control by console, click, windows, session-status, hand-back by console, click, windows"; got != want {
 		t.Errorf("the trace: %s\nwant: %s", got, want)
 	}
 }

@@ -239,6 +239,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	tools.Register(cat, env)
 	d.Dispatcher = dispatch.New(cat, d.Sessions, log)
 	d.Dispatcher.SetAdmission(d.Admission)
+	d.Dispatcher.SetNotices(d.Takeover)
 	d.Dispatcher.SetAudit(d.Policy)
 	mode := "attached"
 	if d.Private != nil {

@@ -65,6 +65,7 @@ type Dispatcher struct {
 	audit    Observer
 	watchers []Observer // told after the two above (the operator console's narration)
 	admit    Admission
+	notices  Notices
 
 	life     context.Context // ends, with ErrShuttingDown as its cause, at Shutdown
 	stop     context.CancelCauseFunc
@@ -111,6 +112,15 @@ type Admission interface {
 
 // SetAdmission installs a (nil admits everything). Call it before serving.
 func (d *Dispatcher) SetAdmission(a Admission) { d.admit = a }
+
+// Notices are warnings owed to a session about what happened outside its calls (the operator's
+// take-over, internal/takeover): each is given once, on the session's next call, whatever it is.
+type Notices interface {
+	For(session string, started time.Time) []contract.Warning
+}
+
+// SetNotices installs n (nil: none). Call it before serving.
+func (d *Dispatcher) SetNotices(n Notices) { d.notices = n }
 
 // SetAudit installs the audit log's observer (internal/safety), told about every finished call,
 // refused or not, before the evidence observer. Call it before serving.
@@ -272,6 +282,9 @@ func (d *Dispatcher) envelope(ctx context.Context, sess *session.Session, reques
 	var warnings []contract.Warning
 	if resp != nil {
 		warnings = resp.Warnings
+	}
+	if d.notices != nil && sess != nil {
+		warnings = append(warnings, d.notices.For(sess.ID(), sess.Started())...)
 	}
 	if err != nil {
 		cerr := asContractError(ctx, err)

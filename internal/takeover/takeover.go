@@ -43,6 +43,12 @@ type Control struct {
 	mu      sync.Mutex
 	status  Status
 	release func() // frees the input gate, held for the operator while they have control
+
+	// What For tells the sessions: the last hand-back, and who was told of it.
+	handbacks int            // how many times control came back to the agents
+	lastTaken Status         // the operator's control that the last hand-back ended
+	lastBack  time.Time      // when it ended
+	told      map[string]int // session → the hand-back it was told of (reset at each hand-back)
 }
 
 // New returns a Control with the agents in control. gate may be nil (a server without a
@@ -98,7 +104,9 @@ func (c *Control) HandBack(how string) (Status, bool) {
 		c.release = nil
 	}
 	held := c.now().Sub(c.status.Since)
-	c.status = Status{Holder: Agents, Since: c.now(), How: how}
+	c.handbacks++
+	c.lastTaken, c.lastBack, c.told = c.status, c.now(), map[string]int{}
+	c.status = Status{Holder: Agents, Since: c.lastBack, How: how}
 	st := c.status
 	c.mu.Unlock()
 	c.log.Warn("the operator handed control back to the agents", "how", how, "after", held.Round(time.Millisecond))
@@ -123,4 +131,23 @@ func (c *Control) Frozen(what string) error {
 		"the operator took control of the desktop at %s (%s): %s was not run, and nothing that acts is until they hand "+
 			"back. Observation still works: wait, observe again (windows, focus and values may change meanwhile), then retry",
 		st.Since.Format("15:04:05"), st.How, what)
+}
+
+// For implements dispatch.Notices: a session's first call after a hand-back is warned
+// operator-intervened (once per take-over), unless the session began after it.
+func (c *Control) For(session string, started time.Time) []contract.Warning {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.handbacks == 0 || c.told[session] == c.handbacks {
+		return nil
+	}
+	c.told[session] = c.handbacks
+	if started.After(c.lastBack) {
+		return nil
+	}
+	held := c.lastBack.Sub(c.lastTaken.Since).Round(time.Second)
+	return []contract.Warning{contract.Warn(contract.WarnOperatorIntervened,
+		"the operator had control of the desktop from %s to %s (%s, through the %s): windows, focus and values may have "+
+			"changed since your last call; observe again before you act",
+		c.lastTaken.Since.Format("15:04:05"), c.lastBack.Format("15:04:05"), held, c.lastTaken.How)}
 }

@@ -69,3 +69,36 @@ func TestTakeAndHandBack(t *testing.T) {
 	}
 	h.Release()
 }
+
+func TestOperatorIntervenedOncePerSession(t *testing.T) {
+	c := takeover.New(inputgate.New(nil, nil), nil, nil)
+	before := time.Now().Add(-time.Hour)
+	if w := c.For("s1", before); w != nil {
+		t.Fatalf("nobody took control, yet %v", w)
+	}
+	takeAndBack := func() {
+		t.Helper()
+		if _, err := c.Take(context.Background(), "console"); err != nil {
+			t.Fatal(err)
+		}
+		if w := c.For("s1", before); w != nil {
+			t.Errorf("told before the hand-back: %v", w)
+		}
+		c.HandBack("console")
+	}
+	takeAndBack()
+	w := c.For("s1", before)
+	if len(w) != 1 || w[0].Code != contract.WarnOperatorIntervened || !strings.Contains(w[0].Detail, "observe again") {
+		t.Fatalf("the first call after the hand-back: %v", w)
+	}
+	if w := c.For("s1", before); w != nil {
+		t.Errorf("told twice: %v", w)
+	}
+	if w := c.For("s2", time.Now().Add(time.Hour)); w != nil {
+		t.Errorf("a session that began after the hand-back was told: %v", w)
+	}
+	takeAndBack()
+	if w := c.For("s1", before); len(w) != 1 {
+		t.Errorf("a second take-over was not told: %v", w)
+	}
+}

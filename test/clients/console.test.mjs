@@ -131,6 +131,7 @@ test('an operator watches live, stops, approves, takes over and re-arms mcec fro
     await page.waitForSelector('#control.agents');
     const served = await agent('click', click);
     assert.equal(served.ok, true, JSON.stringify(served.error));
+    assert.ok((served.warnings || []).some((w) => w.code === 'operator-intervened'), JSON.stringify(served.warnings));
   });
 
   await t.test('the credentials are kept apart', async () => {
