@@ -243,4 +243,19 @@ func TestNarration(t *testing.T) {
 	if b, _ := json.Marshal(n); strings.Contains(string(b), "hunter2") {
 		t.Errorf("the narration carries the typed text: %s", b)
 	}
+
+	// Where an action landed, for the live view's overlay: a click's point, an element's box.
+	finished("click", `{"at":{"x":5,"y":6},"pid":7}`, contract.Success("s-1", map[string]any{"clicked": true, "at": []int{105, 206}}))
+	if n := next(); n.Point == nil || *n.Point != [2]int{105, 206} || n.Box != nil {
+		t.Errorf("click: point %v box %v", n.Point, n.Box)
+	}
+	finished("invoke", `{"element":{"name":"OK"}}`, contract.Success("s-1", map[string]any{"invoked": true,
+		"element": map[string]any{"name": "OK", "x": 10, "y": 20, "width": 80, "height": 24}}))
+	if n := next(); n.Box == nil || *n.Box != [4]int{10, 20, 80, 24} || n.Point != nil {
+		t.Errorf("invoke: point %v box %v", n.Point, n.Box)
+	}
+	finished("query", `{}`, contract.Success("s-1", map[string]any{"element": map[string]any{"x": 1, "y": 1, "width": 1, "height": 1}}))
+	if n := next(); n.Box != nil {
+		t.Errorf("an observation drew a box: %v", n.Box)
+	}
 }

@@ -24,8 +24,10 @@ type Narration struct {
 	OK      bool      `json:"ok"`
 	Code    string    `json:"code,omitempty"`
 	Ms      int64     `json:"ms"`
-	// Point is where on the screen a click landed (a drag ended), for the live view's overlay.
+	// Point is where on the screen a click landed (a drag ended), and Box the element acted on
+	// (x, y, width, height on the screen), for the live view's overlay.
 	Point *[2]int `json:"point,omitempty"`
+	Box   *[4]int `json:"box,omitempty"`
 }
 
 // backlogSize is how many recent calls a newly connected viewer is shown.
@@ -52,29 +54,40 @@ func (n *narrator) CallFinished(_ context.Context, f dispatch.Finished) {
 		e.Code = string(err.Code)
 	}
 	e.Action, e.Target = describeArgs(f.Args)
-	if e.OK && (f.Tool == "click" || f.Tool == "drag") {
-		e.Point = pointOf(f.Outcome.Envelope.Result())
+	if e.OK && actsOnScreen[f.Tool] {
+		e.Point, e.Box = whereOf(f.Outcome.Envelope.Result())
 	}
 	n.publish(e)
 }
 
-// pointOf reads where a click (at) or a drag (to) ended from its result, in screen coordinates.
-func pointOf(result any) *[2]int {
+// actsOnScreen are the tools whose results say where on the screen they acted.
+var actsOnScreen = map[string]bool{"click": true, "drag": true, "invoke": true, "focus": true}
+
+// whereOf reads where a call acted from its result, in screen coordinates: the point a click
+// landed (at) or a drag ended (to), and the element's rectangle (invoke, focus).
+func whereOf(result any) (point *[2]int, box *[4]int) {
 	b, err := json.Marshal(result)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var r struct {
-		At *[2]int `json:"at"`
-		To *[2]int `json:"to"`
+		At      *[2]int `json:"at"`
+		To      *[2]int `json:"to"`
+		Element *struct {
+			X, Y, Width, Height *int
+		} `json:"element"`
 	}
 	if json.Unmarshal(b, &r) != nil {
-		return nil
+		return nil, nil
 	}
-	if r.At != nil {
-		return r.At
+	point = r.At
+	if point == nil {
+		point = r.To
 	}
-	return r.To
+	if e := r.Element; e != nil && e.X != nil && e.Y != nil && e.Width != nil && e.Height != nil && *e.Width > 0 && *e.Height > 0 {
+		box = &[4]int{*e.X, *e.Y, *e.Width, *e.Height}
+	}
+	return point, box
 }
 
 func (n *narrator) publish(e Narration) {
