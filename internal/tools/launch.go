@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcec/mcec/internal/sysload"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,7 +198,7 @@ const (
 	// browserTitleSettle is titleSettle for a browser, which may show its window seconds before
 	// the page (Firefox with a fresh profile on a loaded machine; Epiphany on sway beside two
 	// test runs still said "Blank page" after 4 s). Only a window that names no page yet waits
-	// this long.
+	// this long (longer on a loaded machine: sysload).
 	browserTitleSettle = 8 * time.Second
 	titlePoll          = 50 * time.Millisecond
 	// pageWalkEvery is how often settleTitle looks for a page while it has found none.
@@ -212,6 +213,9 @@ func settleTitle(ctx context.Context, env *Env, w *platform.Window, since, deadl
 	if w.ProcessID > 0 && a11yenv.Browser(w.ProcessID) {
 		settle = browserTitleSettle
 	}
+	// A loaded machine slows the page's load as much as anything else (Firefox named its window
+	// after the page past 8 s beside a second make test).
+	settle = sysload.Scale(settle)
 	if bound := time.Now().Add(settle); bound.Before(deadline) {
 		deadline = bound
 	}
