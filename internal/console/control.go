@@ -23,7 +23,8 @@ func (s *Server) takeControl(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), takeLimit)
 	defer cancel()
 	if _, err := s.opts.Control.Take(ctx, howConsole); err != nil {
-		http.Error(w, "an agent's gesture is still running; press Stop to abort it, then take control: "+err.Error(), http.StatusConflict)
+		http.Error(w, "mcec's input stayed busy for 10 s (an agent's gesture still running, or a consent question "+
+			"waiting for an answer): answer the question, or press Stop to abort the gesture, then take control again", http.StatusConflict)
 		return
 	}
 	s.log.Warn("console: the operator took control")
