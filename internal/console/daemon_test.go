@@ -34,29 +34,12 @@ import (
 // kept apart: the console's cookie opens none of the agents' endpoints.
 func TestConsoleOverTheDaemon(t *testing.T) {
 	d := daemontest.Start(t, daemon.Config{Safety: safety.Settings{AllowAll: true}, Console: "127.0.0.1:0"})
-	if d.Console == nil {
-		t.Fatal("no console")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
 	// The login link comes from the operator's control socket.
-	var link daemon.ConsoleURL
-	if err := control.Call(ctx, filepath.Join(d.Dir, "control.sock"), "console-url", nil, &link); err != nil {
-		t.Fatal(err)
-	}
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second}
-	resp, err := browser.Get(link.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "mcec console") {
-		t.Fatalf("login: %d", resp.StatusCode)
-	}
-	base := "http://" + d.Console.Addr()
+	p := openConsole(ctx, t, d)
+	browser, base, jar := p.browser, p.base, p.browser.Jar
 
 	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/events", nil)
 	stream, err := browser.Do(req)
@@ -87,16 +70,9 @@ func TestConsoleOverTheDaemon(t *testing.T) {
 
 	operate := func(path string) console.State {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, "POST", base+path, nil)
-		req.Header.Set("Origin", base)
-		resp, err := browser.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var st console.State
-		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&st) != nil {
-			t.Fatalf("POST %s: %d", path, resp.StatusCode)
+		code, st := p.post(path, "")
+		if code != http.StatusOK {
+			t.Fatalf("POST %s: %d", path, code)
 		}
 		return st
 	}
@@ -153,18 +129,8 @@ func TestApprovalsOverTheDaemon(t *testing.T) {
 	d := daemontest.Start(t, daemon.Config{Safety: safety.Settings{Agent: &on}, Console: "127.0.0.1:0"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var link daemon.ConsoleURL
-	if err := control.Call(ctx, filepath.Join(d.Dir, "control.sock"), "console-url", nil, &link); err != nil {
-		t.Fatal(err)
-	}
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second}
-	if resp, err := browser.Get(link.URL); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("login: %v", err)
-	} else {
-		resp.Body.Close()
-	}
-	base := "http://" + d.Console.Addr()
+	p := openConsole(ctx, t, d)
+	browser, base, operate := p.browser, p.base, p.post
 
 	// Nobody watches: there is nobody to ask.
 	contracttest.Fail(t, d.Call(t, "request-command-access", map[string]any{"commands": []string{"launch"}, "reason": "r"}),
@@ -216,21 +182,6 @@ func TestApprovalsOverTheDaemon(t *testing.T) {
 		}
 		t.Fatalf("the event stream ended: %v", events.Err())
 		return
-	}
-	operate := func(path, body string) (int, console.State) {
-		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, "POST", base+path, strings.NewReader(body))
-		req.Header.Set("Origin", base)
-		resp, err := browser.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var st console.State
-		if resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&st) != nil {
-			t.Fatalf("POST %s: undecodable answer", path)
-		}
-		return resp.StatusCode, st
 	}
 
 	asked := make(chan contract.Envelope, 1)
@@ -290,30 +241,12 @@ func TestTakeOverOverTheDaemon(t *testing.T) {
 	d := daemontest.Start(t, daemon.Config{Safety: safety.Settings{AllowAll: true}, Console: "127.0.0.1:0"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var link daemon.ConsoleURL
-	if err := control.Call(ctx, filepath.Join(d.Dir, "control.sock"), "console-url", nil, &link); err != nil {
-		t.Fatal(err)
-	}
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second}
-	if resp, err := browser.Get(link.URL); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("login: %v", err)
-	} else {
-		resp.Body.Close()
-	}
-	base := "http://" + d.Console.Addr()
+	p := openConsole(ctx, t, d)
 	operate := func(path string) console.State {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, "POST", base+path, nil)
-		req.Header.Set("Origin", base)
-		resp, err := browser.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var st console.State
-		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&st) != nil || st.Control == nil {
-			t.Fatalf("POST %s: %d", path, resp.StatusCode)
+		code, st := p.post(path, "")
+		if code != http.StatusOK || st.Control == nil {
+			t.Fatalf("POST %s: %d", path, code)
 		}
 		return st
 	}
@@ -339,14 +272,8 @@ func TestTakeOverOverTheDaemon(t *testing.T) {
 	// The operator's own input from the page reaches the desktop; what they type is not logged.
 	input := func(body string) int {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/input", strings.NewReader(body))
-		req.Header.Set("Origin", base)
-		resp, err := browser.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		code, _ := p.post("/api/input", body)
+		return code
 	}
 	before := len(d.Fake.Gestures())
 	for _, body := range []string{`{"kind":"click","x":40,"y":50,"right":true}`, `{"kind":"keys","keys":["Control_L","a"]}`, `{"kind":"text","text":"hi there"}`} {
@@ -380,6 +307,56 @@ func TestTakeOverOverTheDaemon(t *testing.T) {
 	if got, want := traceEvents(t, d), "click, take-control by console, click, windows, session-status, hand-back by console, click, windows"; got != want {
 		t.Errorf("the trace: %s\nwant: %s", got, want)
 	}
+}
+
+// consolePage is an operator's browser, logged in to a daemon's console.
+type consolePage struct {
+	t       *testing.T
+	ctx     context.Context
+	browser *http.Client
+	base    string
+}
+
+// openConsole logs in with a link from the daemon's control socket, as mcec console-url gets
+// one.
+func openConsole(ctx context.Context, t *testing.T, d *daemontest.Daemon) *consolePage {
+	t.Helper()
+	if d.Console == nil {
+		t.Fatal("no console")
+	}
+	var link daemon.ConsoleURL
+	if err := control.Call(ctx, filepath.Join(d.Dir, "control.sock"), "console-url", nil, &link); err != nil {
+		t.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	resp, err := browser.Get(link.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "mcec console") {
+		t.Fatalf("login: %d", resp.StatusCode)
+	}
+	return &consolePage{t: t, ctx: ctx, browser: browser, base: "http://" + d.Console.Addr()}
+}
+
+// post sends a POST from the console's own page (its Origin) and decodes the state a 200 answers.
+func (p *consolePage) post(path, body string) (int, console.State) {
+	p.t.Helper()
+	req, _ := http.NewRequestWithContext(p.ctx, "POST", p.base+path, strings.NewReader(body))
+	req.Header.Set("Origin", p.base)
+	resp, err := p.browser.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st console.State
+	if resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&st) != nil {
+		p.t.Fatalf("POST %s: undecodable answer", path)
+	}
+	return resp.StatusCode, st
 }
 
 // traceEvents reads the daemon's one session trace, verified, as "tool, event by how, …".
