@@ -49,7 +49,9 @@ const (
 	// settle wait going, for the change the focused control's handler makes (galculator's
 	// display changed after its button took the focus, and the first quiet moment ended the wait).
 	// An application slow to answer gets more (focusGraceFactor times its first answer's delay):
-	// beside a second make test a dialog mapped 300 ms after its button took the focus.
+	// beside a second make test a dialog mapped 300 ms after its button took the focus. It
+	// stretches with the load too (sysload): at load 8 a window opened after the first 250 ms,
+	// which had already ended the wait.
 	focusGrace       = 250 * time.Millisecond
 	focusGraceFactor = 4
 )
@@ -374,7 +376,7 @@ func (o *observer) settle(ctx context.Context, limit time.Duration, appBlocked b
 		eff       Effect
 		events    int
 		lastEvent time.Time
-		grace     = focusGrace // grows with the application's first answer's delay
+		grace     = sysload.Scale(focusGrace) // grows with the application's first answer's delay
 		lastCheck = o.start
 		pending   bool // events came since the last comparison
 	)
@@ -414,7 +416,7 @@ func (o *observer) settle(ctx context.Context, limit time.Duration, appBlocked b
 				continue
 			}
 			if events == 0 {
-				grace = max(focusGrace, focusGraceFactor*time.Since(o.start))
+				grace = max(grace, focusGraceFactor*time.Since(o.start))
 			}
 			events++
 			lastEvent, pending = time.Now(), true
