@@ -17,7 +17,10 @@ func TestWindowTrees(t *testing.T) {
 	ok := testdesk.Start(t, "/usr/bin/python3", "testdata/gtk3win.py", "doctor healthy")
 	off := testdesk.Start(t, "env", "NO_AT_BRIDGE=1", "/usr/bin/python3", "testdata/gtk3win.py", "doctor switched off")
 	term := testdesk.Start(t, "xterm", "-T", "doctor terminal")
+	// The healthy app's tree is on the bus before its window is mapped, and doctor lists only
+	// mapped windows (beside a second make test the window came after the tree).
 	testdesk.WaitAccessible(t, ok.PID, 20*time.Second)
+	testdesk.WaitWindow(t, ok.PID, 20*time.Second)
 	testdesk.WaitWindow(t, off.PID, 20*time.Second)
 	testdesk.WaitWindow(t, term.PID, 20*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
