@@ -407,18 +407,24 @@ func TestTypeScriptSDK(t *testing.T) {
 // TestConsoleInChromium drives the operator console in Debian's Chromium with playwright-core
 // (test/clients/console.test.mjs under Node's test runner): log in with the one-time link, see
 // an agent's typing in the live view and its call narrated, Stop and Re-arm, answer a consent
-// question and revoke the grant, take control and drive the desktop from the page, and the
+// question and revoke the grant, take control and drive the desktop from the page, review a
+// finished session in the trace viewer and see `mcec view` flag a tampered bundle, and the
 // credentials kept apart.
 func TestConsoleInChromium(t *testing.T) {
 	node := nodeClients(t)
-	_, base, token, login := startServeConsole(t, "--headless", "--console", "--console-port", "0", "--launch", "xterm")
+	serve, base, token, login := startServeConsole(t, "--headless", "--console", "--console-port", "0", "--launch", "xterm")
 	if login == "" {
 		t.Fatal("mcec serve --console showed no login link")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := clientCmd(ctx, t, node, "--test", "--test-reporter=spec", "console.test.mjs")
-	cmd.Env = append(cmd.Env, "MCEC_CONSOLE_LOGIN="+login, "MCEC_BASE="+base, "MCEC_TOKEN="+token)
+	cmd.Env = append(cmd.Env, "MCEC_CONSOLE_LOGIN="+login, "MCEC_BASE="+base, "MCEC_TOKEN="+token, "MCEC_BIN="+binary)
+	for _, kv := range serve.Env {
+		if strings.HasPrefix(kv, "MCEC_SESSIONS_DIR=") {
+			cmd.Env = append(cmd.Env, kv) // the server's, for mcec view
+		}
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("console.test.mjs: %v\n%s", err, out)

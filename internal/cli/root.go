@@ -135,7 +135,7 @@ on exit. In a sway, KDE Plasma or GNOME session it attaches to the compositor.`,
 	pf.BoolVar(&g.noDialog, "no-consent-dialog", false, "on an attached desktop, do not show consent requests as an on-screen dialog; only `mcec consent` answers")
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
-		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newReplayCmd(g, st), newConsentCmd(st),
+		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newViewCmd(g, st), newReplayCmd(g, st), newConsentCmd(st),
 		newRearmCmd(st), newEmergencyStopCmd(st), newConsoleURLCmd(st), newSetupCmd(st))
 	return root
 }

@@ -38,6 +38,7 @@ type safetyFlags struct {
 	allowAgent, allowAll optBool
 	allowProvisioning    optBool
 	http, tcp            optBool // serve's --tcp (and MCEC_HTTP/[http] for the listener)
+	keepFrames           optBool
 	resolved             *safety.Settings
 }
 
@@ -46,6 +47,7 @@ func (f *safetyFlags) register(pf *pflag.FlagSet) {
 	boolVar(pf, &f.allowAgent, "allow-agent", "enable the standard tool set on an attached desktop (env MCEC_ALLOW_AGENT; docs/safety.md)")
 	boolVar(pf, &f.allowAll, "allow-all", "enable every tool and raw command, launch and raw input included (env MCEC_ALLOW_ALL)")
 	boolVar(pf, &f.allowProvisioning, "allow-provisioning", "allow isolated instances to be provisioned (env MCEC_PROVISIONING)")
+	boolVar(pf, &f.keepFrames, "keep-frames", "keep a small frame of the screen before and after every acting call in the session's evidence, for mcec view (env MCEC_KEEP_FRAMES; [evidence] keep_frames)")
 }
 
 // boolVar registers an optBool that, like a plain bool flag, needs no value ("--allow-all").
@@ -72,7 +74,7 @@ func (f *safetyFlags) settings() (safety.Settings, error) {
 		return safety.Settings{}, usageError{err}
 	}
 	s, err := safety.Resolve(file, os.Getenv, safety.Overrides{AllowAgent: f.allowAgent.v, AllowAll: f.allowAll.v,
-		Provisioning: f.allowProvisioning.v, HTTP: f.http.v, TCP: f.tcp.v})
+		Provisioning: f.allowProvisioning.v, HTTP: f.http.v, TCP: f.tcp.v, KeepFrames: f.keepFrames.v})
 	if err != nil {
 		return safety.Settings{}, usageError{err}
 	}

@@ -60,7 +60,9 @@ type Options struct {
 	// Hands sends the operator's input while they have control (with Control); nil: the
 	// page cannot drive the desktop.
 	Hands Hands
-	Log   *slog.Logger
+	// Review lists the recorded sessions and serves their trace viewer; nil: no review.
+	Review Review
+	Log    *slog.Logger
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
 }
@@ -109,6 +111,10 @@ func New(opts Options) *Server {
 		if opts.Hands != nil {
 			s.mux.HandleFunc("POST /api/input", s.operator(s.samePage(s.operatorInput)))
 		}
+	}
+	if opts.Review != nil {
+		s.mux.HandleFunc("GET /api/sessions", s.operator(s.sessions))
+		s.mux.HandleFunc("GET /view/{name}", s.operator(s.view))
 	}
 	if opts.Consent != nil {
 		s.mux.HandleFunc("POST /api/answer", s.operator(s.samePage(s.answer)))
@@ -257,6 +263,8 @@ type State struct {
 	Control *takeover.Status `json:"control,omitempty"`
 	// Live: GET /api/live streams the desktop.
 	Live bool `json:"live,omitempty"`
+	// Review: GET /api/sessions lists the recorded sessions and /view/{name} shows one.
+	Review bool `json:"review,omitempty"`
 	// Rearmed answers POST /api/rearm: whether it was stopped.
 	Rearmed bool `json:"rearmed,omitempty"`
 }
@@ -266,7 +274,7 @@ func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) current() State {
-	st := State{EmergencyStop: s.opts.Stop.Status(), Live: s.opts.Screen != nil}
+	st := State{EmergencyStop: s.opts.Stop.Status(), Live: s.opts.Screen != nil, Review: s.opts.Review != nil}
 	if s.opts.Consent != nil {
 		g := s.opts.Consent.Grants()
 		st.Grants = &g

@@ -386,3 +386,58 @@ func traceEvents(t *testing.T, d *daemontest.Daemon) string {
 	}
 	return strings.Join(events, ", ")
 }
+
+// get fetches a console path as the logged-in page does.
+func (p *consolePage) get(path string) (int, http.Header, []byte) {
+	p.t.Helper()
+	req, _ := http.NewRequestWithContext(p.ctx, "GET", p.base+path, nil)
+	resp, err := p.browser.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, body
+}
+
+// TestReviewOverTheDaemon lists a live session with its calls and opens its trace viewer page,
+// which shows the failure first and allows no script; a name that is not a session directory of
+// the sessions root is not found.
+func TestReviewOverTheDaemon(t *testing.T) {
+	d := daemontest.Start(t, daemon.Config{Safety: safety.Settings{AllowAll: true}, Console: "127.0.0.1:0"})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p := openConsole(ctx, t, d)
+
+	d.OK(t, "windows", map[string]any{}, nil)
+	contracttest.Fail(t, d.Call(t, "window", map[string]any{"handle": 999999, "action": "foreground"}), contract.StaleElement, contract.CodeWindowClosed)
+	d.Evidence.Flush()
+
+	code, _, body := p.get("/api/sessions")
+	var list []console.RecordedSession
+	if code != http.StatusOK || json.Unmarshal(body, &list) != nil || len(list) != 1 {
+		t.Fatalf("GET /api/sessions: %d %s", code, body)
+	}
+	if s := list[0]; !s.Live || s.ID == "" || !strings.HasSuffix(s.Name, s.ID) {
+		t.Errorf("the session listed: %+v", s)
+	}
+
+	code, hdr, body := p.get("/view/" + list[0].Name)
+	page := string(body)
+	if code != http.StatusOK || !strings.Contains(page, "mcec trace") {
+		t.Fatalf("GET /view: %d", code)
+	}
+	if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script") {
+		t.Errorf("the viewer's CSP %q allows more than styles and inline images", csp)
+	}
+	for _, want := range []string{`data-intact="true"`, "First failure", "stale-element/window-closed", "<summary autofocus>call 2: window"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the viewer page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"..%2F" + list[0].Name, "nosuch", "20260101-000000-s-00"} {
+		if code, _, _ := p.get("/view/" + bad); code != http.StatusNotFound {
+			t.Errorf("GET /view/%s: %d, want 404", bad, code)
+		}
+	}
+}

@@ -2,12 +2,10 @@ package console
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcec/mcec/internal/calldesc"
 	"github.com/mcec/mcec/internal/dispatch"
 )
 
@@ -53,41 +51,11 @@ func (n *narrator) CallFinished(_ context.Context, f dispatch.Finished) {
 	if err := f.Outcome.Envelope.Err(); err != nil {
 		e.Code = string(err.Code)
 	}
-	e.Action, e.Target = describeArgs(f.Args)
-	if e.OK && actsOnScreen[f.Tool] {
-		e.Point, e.Box = whereOf(f.Outcome.Envelope.Result())
+	e.Action, e.Target = calldesc.Describe(f.Args)
+	if e.OK && calldesc.ActsOnScreen(f.Tool) {
+		e.Point, e.Box = calldesc.Where(f.Outcome.Envelope.Result())
 	}
 	n.publish(e)
-}
-
-// actsOnScreen are the tools whose results say where on the screen they acted.
-var actsOnScreen = map[string]bool{"click": true, "drag": true, "invoke": true, "focus": true}
-
-// whereOf reads where a call acted from its result, in screen coordinates: the point a click
-// landed (at) or a drag ended (to), and the element's rectangle (invoke, focus).
-func whereOf(result any) (point *[2]int, box *[4]int) {
-	b, err := json.Marshal(result)
-	if err != nil {
-		return nil, nil
-	}
-	var r struct {
-		At      *[2]int `json:"at"`
-		To      *[2]int `json:"to"`
-		Element *struct {
-			X, Y, Width, Height *int
-		} `json:"element"`
-	}
-	if json.Unmarshal(b, &r) != nil {
-		return nil, nil
-	}
-	point = r.At
-	if point == nil {
-		point = r.To
-	}
-	if e := r.Element; e != nil && e.X != nil && e.Y != nil && e.Width != nil && e.Height != nil && *e.Width > 0 && *e.Height > 0 {
-		box = &[4]int{*e.X, *e.Y, *e.Width, *e.Height}
-	}
-	return point, box
 }
 
 func (n *narrator) publish(e Narration) {
@@ -119,56 +87,4 @@ func (n *narrator) subscribe() (backlog []Narration, next <-chan Narration, canc
 		delete(n.viewers, ch)
 		n.mu.Unlock()
 	}
-}
-
-// describeArgs names a call's action and target from its identifying arguments only.
-func describeArgs(raw json.RawMessage) (action, target string) {
-	var a struct {
-		Action  string `json:"action"`
-		Window  any    `json:"window"`
-		Process string `json:"process"`
-		PID     int    `json:"pid"`
-		Handle  int    `json:"handle"`
-		Element *struct {
-			Ref  string `json:"ref"`
-			Name string `json:"name"`
-			Role string `json:"role"`
-		} `json:"element"`
-	}
-	if json.Unmarshal(raw, &a) != nil {
-		return "", ""
-	}
-	var parts []string
-	if e := a.Element; e != nil {
-		switch {
-		case e.Name != "" && e.Role != "":
-			parts = append(parts, fmt.Sprintf("%s %q", e.Role, clip(e.Name)))
-		case e.Name != "":
-			parts = append(parts, fmt.Sprintf("%q", clip(e.Name)))
-		case e.Role != "":
-			parts = append(parts, e.Role)
-		case e.Ref != "":
-			parts = append(parts, "ref "+clip(e.Ref))
-		}
-	}
-	switch {
-	case a.Window != nil:
-		parts = append(parts, fmt.Sprintf("in window %v", clip(fmt.Sprint(a.Window))))
-	case a.Process != "":
-		parts = append(parts, "in "+clip(a.Process))
-	case a.PID != 0:
-		parts = append(parts, fmt.Sprintf("in pid %d", a.PID))
-	case a.Handle != 0:
-		parts = append(parts, fmt.Sprintf("in window 0x%x", a.Handle))
-	}
-	return clip(a.Action), strings.Join(parts, " ")
-}
-
-// clip keeps a name short enough for one narration line.
-func clip(s string) string {
-	const max = 60
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
 }

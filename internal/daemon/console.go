@@ -18,7 +18,7 @@ type ConsoleURL struct {
 func (d *Daemon) startConsole(addr string) error {
 	if addr != "" {
 		c := console.New(console.Options{Stop: d.Stop, Consent: d.Consent, Control: d.Takeover, Hands: d.opGate,
-			Screen: consoleScreen{d.Desktop}, Log: d.log})
+			Screen: consoleScreen{d.Desktop}, Review: review{root: d.Evidence.Root(), recorder: d.Evidence}, Log: d.log})
 		if err := c.Listen(addr); err != nil {
 			return err
 		}

@@ -249,6 +249,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		Version: BuildVersion(), Desktop: mode, Retention: cfg.Retention, Log: log,
 		WithholdTypedText: cfg.Safety.WithholdTypedText})
 	d.Dispatcher.SetObserver(d.Evidence)
+	if cfg.Safety.KeepFrames {
+		d.Dispatcher.SetFramer(evidenceFrames{d.Desktop})
+	}
 	d.Commands.Start(dispatchTools{d.Dispatcher})
 	if d.Control, err = control.Listen(cfg.ControlSocket, log); err != nil {
 		return nil, err

@@ -81,6 +81,9 @@ var rules = map[string]rule{
 	"internal/evidence":  {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
 	// Replay reads what the recorder wrote (the bundle); the recorder cannot import it back
 	// (Go forbids the cycle), so it stays out of the dispatcher's observer path.
+	// The trace viewer reads evidence and renders it; it neither acts nor serves.
+	"internal/traceview":       {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli", "internal/console"}},
+	"internal/calldesc":        {bans: everything},
 	"internal/evidence/replay": {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
 	"internal/safety":          {bans: []string{"internal/tools", "internal/transport", backends, "internal/daemon", "internal/cli"}},
 	"internal/consent":         {bans: []string{"internal/tools", "internal/dispatch", "internal/transport", "internal/platform", "internal/daemon", "internal/cli"}},

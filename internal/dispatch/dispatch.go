@@ -66,6 +66,7 @@ type Dispatcher struct {
 	watchers []Observer // told after the two above (the operator console's narration)
 	admit    Admission
 	notices  Notices
+	framer   Framer
 
 	life     context.Context // ends, with ErrShuttingDown as its cause, at Shutdown
 	stop     context.CancelCauseFunc
@@ -85,6 +86,45 @@ type Finished struct {
 	Outcome  Outcome
 	Start    time.Time
 	Duration time.Duration
+	// Frames are the pictures of the screen kept just before and after an acting call, when
+	// the operator asked for them (SetFramer); the evidence recorder writes them.
+	Frames []Frame
+}
+
+// Frame is a small picture of the screen kept as evidence of what an acting call saw and did.
+type Frame struct {
+	When string // "before" or "after"
+	JPEG []byte
+	// X and Y are the screen position of the picture's top-left pixel, and Scale its size
+	// relative to the screen, so that a point on the screen can be drawn on it.
+	X, Y  int
+	Scale float64
+}
+
+// Framer takes the frames kept around acting calls.
+type Framer interface {
+	Frame(ctx context.Context) (*Frame, error)
+}
+
+// SetFramer makes every acting call (a tool not marked read-only, in a session) keep a frame
+// just before and just after it runs; nil keeps none. Call it before serving.
+func (d *Dispatcher) SetFramer(f Framer) { d.framer = f }
+
+// frameBudget bounds one frame's grab and encoding: a slow screen costs the call at most this,
+// twice, and the frame is then left out.
+const frameBudget = 2 * time.Second
+
+// keepFrame appends a frame taken now to frames; a frame that cannot be taken is left out.
+func (d *Dispatcher) keepFrame(ctx context.Context, when string, frames []Frame) []Frame {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), frameBudget)
+	defer cancel()
+	f, err := d.framer.Frame(ctx)
+	if err != nil || f == nil {
+		d.log.Debug("no frame kept", "when", when, "err", err)
+		return frames
+	}
+	f.When = when
+	return append(frames, *f)
 }
 
 // Observer is told about every finished call (unknown tools aside): evidence recording is
@@ -212,8 +252,16 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 	if refused != nil {
 		err = refused
 	}
+	var frames []Frame
+	keepFrames := err == nil && d.framer != nil && !tool.Annotations.ReadOnly && call.Session != nil
+	if keepFrames {
+		frames = d.keepFrame(ctx, "before", frames)
+	}
 	if err == nil {
 		resp, err = d.run(ctx, tool, call, rest)
+	}
+	if keepFrames {
+		frames = d.keepFrame(ctx, "after", frames)
 	}
 	sess := call.Session
 	if resp != nil && resp.Session != nil {
@@ -226,7 +274,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 		sess.RecordAction(session.Action{Tool: name, OK: out.Envelope.OK(), Code: codeOf(out.Envelope),
 			DurationMs: float64(elapsed.Microseconds()) / 1000}, out.Envelope.Err())
 	}
-	d.notify(ctx, Finished{Session: sess, Tool: name, Args: args, Outcome: out, Start: start, Duration: elapsed})
+	d.notify(ctx, Finished{Session: sess, Tool: name, Args: args, Outcome: out, Start: start, Duration: elapsed, Frames: frames})
 	d.log.Debug("tool call", "tool", name, "session", out.Envelope.SessionID(), "ok", out.Envelope.OK(),
 		"code", codeOf(out.Envelope), "ms", elapsed.Milliseconds())
 	return out, nil

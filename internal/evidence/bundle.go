@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mcec/mcec/internal/atomicfile"
@@ -126,6 +127,11 @@ type Bundle struct {
 	Name    string
 	Trace   []byte
 	Session *SessionJSON // nil when session.json is missing or unreadable
+	// Files names the files beside the trace (captures, failure-summary.md …), sorted.
+	Files []string
+
+	src   string
+	isZip bool
 }
 
 // Open reads a session directory or a bundle zip.
@@ -135,34 +141,30 @@ func Open(p string) (*Bundle, error) {
 		return nil, err
 	}
 	read := func(name string) ([]byte, error) { return readLimited(filepath.Join(p, name)) }
-	b := &Bundle{Name: filepath.Base(filepath.Clean(p))}
-	if !fi.IsDir() {
+	b := &Bundle{Name: filepath.Base(filepath.Clean(p)), src: p, isZip: !fi.IsDir()}
+	if b.isZip {
 		zr, err := zip.OpenReader(p)
 		if err != nil {
 			return nil, fmt.Errorf("%s is neither a session directory nor a zip bundle: %w", p, err)
 		}
 		defer zr.Close()
-		files := map[string]*zip.File{}
-		for _, f := range zr.File {
-			dir, name := path.Split(f.Name)
-			if _, dup := files[name]; !dup && (name == TraceFile || name == SessionFile) {
-				files[name] = f
-				b.Name = strings.TrimSuffix(dir, "/")
-			}
+		files := zipFiles(zr)
+		if f, ok := files[TraceFile]; ok && path.Dir(f.Name) != "." {
+			b.Name = path.Dir(f.Name)
 		}
-		read = func(name string) ([]byte, error) {
-			f, ok := files[name]
-			if !ok {
-				return nil, fs.ErrNotExist
+		read = func(name string) ([]byte, error) { return readZipFile(files, name) }
+		for name := range files {
+			b.Files = append(b.Files, name)
+		}
+	} else if entries, err := os.ReadDir(p); err == nil {
+		for _, e := range entries {
+			if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+				b.Files = append(b.Files, e.Name())
 			}
-			rc, err := f.Open()
-			if err != nil {
-				return nil, err
-			}
-			defer rc.Close()
-			return readAllLimited(rc)
 		}
 	}
+	b.Files = slices.DeleteFunc(b.Files, func(n string) bool { return n == TraceFile || n == SessionFile })
+	slices.Sort(b.Files)
 	b.Trace, err = read(TraceFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s holds no %s", p, TraceFile)
@@ -177,6 +179,51 @@ func Open(p string) (*Bundle, error) {
 		}
 	}
 	return b, nil
+}
+
+// ReadFile reads one file of the bundle by its name (a plain name, as in Files), at most 64 MiB.
+func (b *Bundle) ReadFile(name string) ([]byte, error) {
+	if name == "" || name != path.Base(name) || name == "." || name == ".." || strings.Contains(name, `\`) {
+		return nil, fmt.Errorf("%q is not a file name of the bundle", name)
+	}
+	if !b.isZip {
+		return readLimited(filepath.Join(b.src, name))
+	}
+	zr, err := zip.OpenReader(b.src)
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	return readZipFile(zipFiles(zr), name)
+}
+
+// zipFiles indexes a bundle zip's files by their base name: a bundle holds one session folder,
+// and of names repeated in several folders the first wins.
+func zipFiles(zr *zip.ReadCloser) map[string]*zip.File {
+	files := map[string]*zip.File{}
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		name := path.Base(f.Name)
+		if _, dup := files[name]; !dup {
+			files[name] = f
+		}
+	}
+	return files
+}
+
+func readZipFile(files map[string]*zip.File, name string) ([]byte, error) {
+	f, ok := files[name]
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return readAllLimited(rc)
 }
 
 func readLimited(p string) ([]byte, error) {

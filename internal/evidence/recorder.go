@@ -12,6 +12,8 @@ package evidence
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -348,7 +350,7 @@ func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, st session.Status
 	if !ts.Truncated {
 		req := Line{Seq: ts.Seq, Kind: KindRequest, At: f.Start.UTC(), Tool: f.Tool, Args: args}
 		resp := Line{Seq: ts.Seq, Kind: KindResponse, At: f.Start.Add(f.Duration).UTC(), Tool: f.Tool,
-			DurationMs: &ms, OK: &ok, Envelope: envRed, Image: image}
+			DurationMs: &ms, OK: &ok, Envelope: envRed, Image: image, Frames: r.writeFrames(lg, ts.Seq, f.Frames)}
 		if line, err := r.appendPair(lg, req, resp); err != nil {
 			r.log.Warn("evidence: trace not written", "session", lg.id, "err", err)
 		} else {
@@ -413,11 +415,30 @@ func (r *Recorder) record(lg *sessionLog, f dispatch.Finished, st session.Status
 	}
 }
 
+// writeFrames writes the frames kept with call seq into the session directory and returns their
+// references for its response line. A frame that cannot be written is left out (and logged).
+func (r *Recorder) writeFrames(lg *sessionLog, seq int, frames []dispatch.Frame) []FrameRef {
+	var refs []FrameRef
+	for _, f := range frames {
+		name := FrameName(seq, f.When)
+		if err := atomicfile.WriteFile(filepath.Join(lg.dir, name), f.JPEG, 0o600); err != nil {
+			r.log.Warn("evidence: frame not written", "session", lg.id, "file", name, "err", err)
+			continue
+		}
+		sum := sha256.Sum256(f.JPEG)
+		refs = append(refs, FrameRef{When: f.When, File: name, SHA256: hex.EncodeToString(sum[:]), X: f.X, Y: f.Y, Scale: f.Scale})
+	}
+	return refs
+}
+
 // Operator writes what the operator did (take control, hand back, stop, re-arm: the Event*
 // constants) into the trace of every live session that has one, between the calls it came
 // between, in the same hash chain. how is through what ("console", "hotkey", "control socket").
 func (r *Recorder) Operator(event, how string) {
 	at := r.now().UTC()
+	// The calls that finished before the act are still being written in the background: the
+	// act's line goes after them, where it happened.
+	r.Settle()
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -651,6 +672,12 @@ func (r *Recorder) drop(lg *sessionLog) {
 }
 
 // live reports whether a session directory belongs to a session the recorder is recording.
+// Root is the sessions directory the recorder writes under.
+func (r *Recorder) Root() string { return r.opts.Root }
+
+// Recording reports whether dirName is the directory of a session this recorder is recording.
+func (r *Recorder) Recording(dirName string) bool { return r.live(dirName) }
+
 func (r *Recorder) live(dirName string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -57,6 +57,8 @@ type Line struct {
 	OK         *bool           `json:"ok,omitempty"`
 	Envelope   json.RawMessage `json:"envelope,omitempty"`
 	Image      *Redacted       `json:"image,omitempty"`
+	// Frames are the pictures of the screen kept before and after the call (keep_frames).
+	Frames []FrameRef `json:"frames,omitempty"`
 	// Event and How describe an operator line.
 	Event string `json:"event,omitempty"`
 	How   string `json:"how,omitempty"`
@@ -73,6 +75,21 @@ type Redacted struct {
 	// Artifact is where the same bytes are on disk, when the tool wrote them there.
 	Artifact string `json:"artifact,omitempty"`
 }
+
+// FrameRef names a frame kept with a call: its file in the session directory and the file's
+// SHA-256 (so the chain vouches for the picture too), and where on the screen it lies (X, Y of
+// its top-left pixel; Scale, its size relative to the screen).
+type FrameRef struct {
+	When   string  `json:"when"`
+	File   string  `json:"file"`
+	SHA256 string  `json:"sha256"`
+	X      int     `json:"x"`
+	Y      int     `json:"y"`
+	Scale  float64 `json:"scale"`
+}
+
+// FrameName is the file of the frame kept when ("before", "after") with call seq.
+func FrameName(seq int, when string) string { return fmt.Sprintf("frame-%06d-%s.jpg", seq, when) }
 
 // lineHash is the chain hash of one encoded line (without its newline).
 func lineHash(b []byte) string {

@@ -50,6 +50,8 @@ type File struct {
 		// WithholdTypedText leaves all typed and clipboard text out of the evidence, not only
 		// what went into password fields.
 		WithholdTypedText *bool `toml:"withhold_typed_text"`
+		// KeepFrames keeps a small frame of the screen before and after every acting call.
+		KeepFrames *bool `toml:"keep_frames"`
 	} `toml:"evidence"`
 }
 
@@ -99,7 +101,7 @@ func Parse(path string, data []byte) (File, error) {
 // Overrides are the command line's switches; nil means the flag was not given.
 type Overrides struct {
 	AllowAgent, AllowAll, HTTP, TCP, Provisioning *bool
-	WithholdTypedText                             *bool
+	WithholdTypedText, KeepFrames                 *bool
 }
 
 // Settings are the merged switches. Agent is nil when neither file, environment nor flag said
@@ -117,6 +119,9 @@ type Settings struct {
 	// WithholdTypedText: the evidence keeps no typed or clipboard text at all (default off:
 	// only text typed into password fields is withheld).
 	WithholdTypedText bool
+	// KeepFrames: the evidence keeps a small JPEG of the screen before and after every acting
+	// call, for the trace viewer (default off: it costs two grabs a call).
+	KeepFrames bool
 	// ConsentViaClient: request-command-access may ask the human at the agent's MCP client
 	// (elicitation) when the operator's prompter is not there or has not answered yet.
 	ConsentViaClient bool
@@ -139,6 +144,7 @@ const (
 	EnvTCP          = "MCEC_TCP"
 	EnvProvisioning = "MCEC_PROVISIONING"
 	EnvWithholdText = "MCEC_WITHHOLD_TYPED_TEXT"
+	EnvKeepFrames   = "MCEC_KEEP_FRAMES"
 	EnvConsentVia   = "MCEC_CONSENT_VIA_CLIENT"
 )
 
@@ -178,6 +184,7 @@ func Resolve(f File, getenv func(string) string, o Overrides) (Settings, error) 
 	s.TCP, _ = pick(f.TCP.Enabled, EnvTCP, o.TCP, false)
 	s.Provisioning, _ = pick(f.Provisioning.Enabled, EnvProvisioning, o.Provisioning, false)
 	s.WithholdTypedText, _ = pick(f.Evidence.WithholdTypedText, EnvWithholdText, o.WithholdTypedText, false)
+	s.KeepFrames, _ = pick(f.Evidence.KeepFrames, EnvKeepFrames, o.KeepFrames, false)
 	s.ConsentViaClient, _ = pick(f.Consent.ViaClient, EnvConsentVia, nil, false)
 	if e := f.EmergencyStop.Enabled; e != nil {
 		s.EmergencyStop.HotkeyDisabled = !*e

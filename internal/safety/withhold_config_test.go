@@ -28,3 +28,27 @@ func TestWithholdTypedTextSetting(t *testing.T) {
 		t.Fatal("a misspelt setting was accepted")
 	}
 }
+
+// [evidence] keep_frames, MCEC_KEEP_FRAMES and --keep-frames merge the same way.
+func TestKeepFramesSetting(t *testing.T) {
+	f, err := Parse("config.toml", []byte("[evidence]\nkeep_frames = true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if s, _ := Resolve(File{}, getenv, Overrides{}); s.KeepFrames {
+		t.Fatal("frames are kept by default")
+	}
+	if s, _ := Resolve(f, getenv, Overrides{}); !s.KeepFrames {
+		t.Fatal("the file's keep_frames = true was not taken")
+	}
+	env[EnvKeepFrames] = "false"
+	if s, _ := Resolve(f, getenv, Overrides{}); s.KeepFrames {
+		t.Fatal("MCEC_KEEP_FRAMES=false did not win over the file")
+	}
+	on := true
+	if s, _ := Resolve(f, getenv, Overrides{KeepFrames: &on}); !s.KeepFrames {
+		t.Fatal("--keep-frames did not win over the environment")
+	}
+}

@@ -71,7 +71,8 @@ func reservedName(root, path string) bool {
 		return true
 	}
 	return (strings.HasPrefix(base, "capture-") && strings.HasSuffix(base, ".png")) ||
-		(strings.HasPrefix(base, "record-") && strings.HasSuffix(base, ".gif"))
+		(strings.HasPrefix(base, "record-") && strings.HasSuffix(base, ".gif")) ||
+		(strings.HasPrefix(base, "frame-") && strings.HasSuffix(base, ".jpg"))
 }
 
 // writeOutFile writes data to path atomically (a temporary file renamed into place). Without

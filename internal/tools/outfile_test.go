@@ -55,7 +55,7 @@ func TestOutFileArguments(t *testing.T) {
 	contracttest.Fail(t, capture(map[string]any{"file": "out/notes.txt", "overwrite": true}), contract.InvalidArgument, contract.CodePathNotAllowed)
 
 	// The session's own evidence is not the agent's to replace.
-	for _, name := range []string{"tool-calls.jsonl", "session.json"} {
+	for _, name := range []string{"tool-calls.jsonl", "session.json", "frame-000001-after.jpg"} {
 		contracttest.Fail(t, capture(map[string]any{"file": name, "overwrite": true}), contract.InvalidArgument, contract.CodePathNotAllowed)
 	}
 

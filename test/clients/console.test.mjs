@@ -2,12 +2,18 @@
 // operator would use it, against a running `mcec serve --console` whose agent side the test
 // drives through the façade. cmd/mcec's TestConsoleInChromium starts the server and this file
 // (node --test) with MCEC_CONSOLE_LOGIN (the one-time login link), MCEC_BASE and MCEC_TOKEN (the
-// agents' server and bearer token).
+// agents' server and bearer token), MCEC_BIN (the mcec binary) and MCEC_SESSIONS_DIR (the
+// server's sessions directory, for `mcec view`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
-const { MCEC_CONSOLE_LOGIN: login, MCEC_BASE: base, MCEC_TOKEN: token } = process.env;
+const { MCEC_CONSOLE_LOGIN: login, MCEC_BASE: base, MCEC_TOKEN: token, MCEC_BIN: mcec, MCEC_SESSIONS_DIR: sessionsDir } = process.env;
 
 async function agent(tool, args = {}) {
   const r = await fetch(`${base}/v1/tools/${tool}`, {
@@ -132,6 +138,54 @@ test('an operator watches live, stops, approves, takes over and re-arms mcec fro
     const served = await agent('click', click);
     assert.equal(served.ok, true, JSON.stringify(served.error));
     assert.ok((served.warnings || []).some((w) => w.code === 'operator-intervened'), JSON.stringify(served.warnings));
+  });
+
+  // A session of its own, ended, with one failed call.
+  let reviewed;
+  await t.test('the trace viewer shows a finished session, opened on its first failure', async () => {
+    const started = await agent('session-start');
+    reviewed = started.sessionId;
+    assert.equal((await agent('windows', { sessionId: reviewed })).ok, true);
+    const failed = await agent('window', { sessionId: reviewed, handle: 1, action: 'foreground' });
+    assert.equal(failed.ok, false);
+    assert.equal((await agent('session-end', { sessionId: reviewed })).ok, true);
+    const link = page.locator(`#sessions tr[data-session="${reviewed}"] a`);
+    await link.waitFor();
+    const [viewer] = await Promise.all([page.waitForEvent('popup'), link.click()]);
+    await viewer.waitForLoadState();
+    assert.match(await viewer.title(), /mcec trace/);
+    assert.equal(await viewer.locator('#verdict').getAttribute('data-intact'), 'true');
+    assert.match(await viewer.locator('#timeline').innerText(), /windows[\s\S]*window[\s\S]*window-closed/);
+    // It opens on the first failure: that call's details are open and focused.
+    const focused = await viewer.evaluate(() => {
+      const d = document.activeElement && document.activeElement.closest('details');
+      return d ? { open: d.open, text: d.innerText } : null;
+    });
+    assert.ok(focused && focused.open, 'the first failure is not open and focused');
+    assert.match(focused.text, /stale-element\/window-closed/);
+    await viewer.close();
+  });
+
+  await t.test('mcec view flags a tampered bundle', async () => {
+    assert.ok(mcec && sessionsDir, 'MCEC_BIN and MCEC_SESSIONS_DIR must be set');
+    const dir = readdirSync(sessionsDir).find((n) => n.endsWith(reviewed));
+    assert.ok(dir, `no directory for ${reviewed} in ${sessionsDir}`);
+    const work = mkdtempSync(join(tmpdir(), 'mcec-view-'));
+    t.after(() => rmSync(work, { recursive: true, force: true }));
+    // Someone rewrites history: the failed call becomes a success, in a copy zipped as a bundle.
+    const copy = join(work, dir);
+    cpSync(join(sessionsDir, dir), copy, { recursive: true });
+    const trace = join(copy, 'tool-calls.jsonl');
+    writeFileSync(trace, readFileSync(trace, 'utf8').replace('"ok":false', '"ok":true'));
+    execFileSync(mcec, ['bundle', copy, '--out', join(work, 'tampered.zip')], { stdio: 'pipe' });
+    const out = execFileSync(mcec, ['view', join(work, 'tampered.zip'), '--out', join(work, 'tampered.html')], { encoding: 'utf8' });
+    assert.match(out, /BROKEN/);
+    const viewer = await browser.newPage();
+    await viewer.goto(pathToFileURL(join(work, 'tampered.html')).href);
+    assert.equal(await viewer.locator('#verdict').getAttribute('data-intact'), 'false');
+    assert.match(await viewer.locator('#verdict').innerText(), /BROKEN: tool-calls.jsonl line \d+/);
+    assert.ok(await viewer.locator('#timeline tr.tampered').count() > 0, 'no row is marked as after the break');
+    await viewer.close();
   });
 
   await t.test('the credentials are kept apart', async () => {
