@@ -23,6 +23,33 @@ func clientPrompterOf(ctx context.Context) ClientPrompter {
 	return p
 }
 
+// ConsolePointer points the human at the agent's MCP client to the operator console, where the
+// operator answers the question (MCP elicitation, URL mode). It never answers: whatever the
+// client replies, only an answer given in the console (or another operator prompter) counts.
+type ConsolePointer func(ctx context.Context, q Question)
+
+type pointerKey struct{}
+
+// WithConsolePointer returns a context whose request-command-access call points its client's
+// human to the operator console through p (the transport sets it when a console runs and the
+// client can open links).
+func WithConsolePointer(ctx context.Context, p ConsolePointer) context.Context {
+	return context.WithValue(ctx, pointerKey{}, p)
+}
+
+func consolePointerOf(ctx context.Context) ConsolePointer {
+	p, _ := ctx.Value(pointerKey{}).(ConsolePointer)
+	return p
+}
+
+// PointerMessage is the question as the MCP client shows it beside the console's link: it
+// says who answers, and that opening the link grants nothing.
+func PointerMessage(q Question) string {
+	return "mcec (desktop control) asks its operator to enable: " + strings.Join(q.Commands, ", ") +
+		". The agent's reason: \"" + q.Reason + "\". The operator answers in mcec's console at this link " +
+		"(it needs the operator's login: `mcec console-url` prints one). Opening it grants nothing."
+}
+
 // ClientMessage is the question as the MCP client shows it, labelled for what it is: an
 // answer given there comes through software the agent's host controls, so it weighs less than
 // the operator's own consent.

@@ -213,7 +213,13 @@ func (b *Broker) Request(ctx context.Context, names []string, reason, session st
 	if !b.opts.ViaClient {
 		client = nil
 	}
-	p, err := b.open(gated, reason, session, client != nil)
+	// One question goes to the client: the form, which can answer, when the operator allows
+	// it; otherwise a pointer to the console, where the operator answers.
+	pointer := consolePointerOf(ctx)
+	if client != nil {
+		pointer = nil
+	}
+	p, err := b.open(gated, reason, session, client != nil || pointer != nil)
 	if err != nil || p == nil { // p == nil: granted at once (grant-any-later)
 		if err == nil {
 			out.Granted = gated
@@ -235,6 +241,9 @@ func (b *Broker) Request(ctx context.Context, names []string, reason, session st
 	b.notifyLocked()
 	b.mu.Unlock()
 	b.opts.Log.Warn("consent requested", "id", p.q.ID, "commands", p.q.Commands, "session", session, "viaClient", client != nil)
+	if pointer != nil {
+		go pointer(ctx, p.q)
+	}
 	if client != nil {
 		// The operator's prompter may answer first; the client's question ends with ctx.
 		go func() {
@@ -301,6 +310,8 @@ func deniedError() error {
 
 // open registers the question, or decides at once: nil pending with nil error means granted
 // without asking (grant-any-later).
+// viaClient: the client was asked or pointed to the console, so the request waits even with no
+// operator prompter running now.
 func (b *Broker) open(gated []string, reason, session string, viaClient bool) (*pending, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -155,6 +155,9 @@ func (s *Server) Listen(addr string) error {
 // Addr is the address served ("127.0.0.1:5152").
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
+// PageURL is the console's page, with no credential in it: it opens for a browser that logged in.
+func (s *Server) PageURL() string { return "http://" + s.Addr() + "/" }
+
 // LoginURL mints a one-time login link, valid for five minutes.
 func (s *Server) LoginURL() string {
 	return "http://" + s.Addr() + "/login?t=" + s.creds.newLink()

@@ -284,7 +284,15 @@ func DefaultSessionsDir() string { return paths.State("sessions") }
 func (d *Daemon) MCPServer(transportName string) *mcp.Server {
 	return transport.NewMCPServer(d.Dispatcher, transport.ServerInfo{
 		Name: "mcec", Version: BuildVersion(), Instructions: agentguide.Text + "\n" + d.CommandAccess().Markdown(), Logger: d.log,
-		Transport: transportName})
+		Transport: transportName, ConsoleURL: d.consolePage})
+}
+
+// consolePage is the operator console's page (no credential), "" when it serves none.
+func (d *Daemon) consolePage() string {
+	if d.Console == nil {
+		return ""
+	}
+	return d.Console.PageURL()
 }
 
 // CommandAccess reports which tools and raw commands the agent may use now, from the live

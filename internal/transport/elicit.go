@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,8 +26,21 @@ import (
 // consentInput is the key of the one input request a consent question makes.
 const consentInput = "consent"
 
+// Where a console runs and the client can open links (elicitation, URL mode), and the operator
+// did not let the client answer, the question goes to the client as a link to the console
+// instead: the client's human learns that the operator must answer and where, and nothing the
+// client replies grants anything (consent.ConsolePointer). When the call ends, answered or not,
+// the client is told the link's business is over (notifications/elicitation/complete).
+
+// retryGrace is how long a call that asked keeps its outcome for the client's retry once it
+// ended without it (the operator answered first, or the question timed out).
+const retryGrace = 2 * time.Minute
+
 // clientAsks holds the calls waiting for their client's answer. One per MCP server.
 type clientAsks struct {
+	// consoleURL is the operator console's page (no credential in it), "" when none runs.
+	consoleURL func() string
+
 	mu      sync.Mutex
 	waiting map[string]*askedCall // by requestState
 }
@@ -46,7 +60,12 @@ func (c *clientAsks) call(ctx context.Context, req *mcp.CallToolRequest, run fun
 	if state := req.Params.RequestState; state != "" {
 		return c.resume(ctx, state, req.Params.InputResponses)
 	}
-	if !canElicit(req.Session) {
+	form := canElicit(req.Session)
+	console := ""
+	if c.consoleURL != nil && canOpenLinks(req.Session) {
+		console = c.consoleURL()
+	}
+	if !form && console == "" {
 		return run(ctx)
 	}
 	w := &askedCall{answer: make(chan consent.Answer, 1), done: make(chan struct{})}
@@ -60,10 +79,10 @@ func (c *clientAsks) call(ctx context.Context, req *mcp.CallToolRequest, run fun
 			cancel(context.Canceled)
 		}
 	})
-	questions := make(chan consent.Question, 1)
-	callCtx = consent.WithClientPrompter(callCtx, func(pctx context.Context, q consent.Question) (consent.Answer, bool) {
+	questions := make(chan *mcp.ElicitParams, 1)
+	ask := func(pctx context.Context, params *mcp.ElicitParams) (consent.Answer, bool) {
 		select {
-		case questions <- q:
+		case questions <- params:
 		default:
 			return "", false // one question a call
 		}
@@ -73,7 +92,19 @@ func (c *clientAsks) call(ctx context.Context, req *mcp.CallToolRequest, run fun
 		case <-pctx.Done():
 			return "", false
 		}
-	})
+	}
+	if form {
+		callCtx = consent.WithClientPrompter(callCtx, func(pctx context.Context, q consent.Question) (consent.Answer, bool) {
+			return ask(pctx, consentForm(q))
+		})
+	}
+	var linkID string
+	if console != "" {
+		linkID = rand.Text()
+		callCtx = consent.WithConsolePointer(callCtx, func(pctx context.Context, q consent.Question) {
+			_, _ = ask(pctx, consoleLink(q, console, linkID)) // whatever the client says grants nothing
+		})
+	}
 	go func() {
 		defer close(w.done)
 		w.res, w.err = run(callCtx)
@@ -83,7 +114,7 @@ func (c *clientAsks) call(ctx context.Context, req *mcp.CallToolRequest, run fun
 	case <-w.done:
 		stop()
 		return w.res, w.err
-	case q := <-questions:
+	case params := <-questions:
 		asked.Store(true)
 		stop()
 		if ctx.Err() != nil { // the client left before the question could go out
@@ -98,13 +129,22 @@ func (c *clientAsks) call(ctx context.Context, req *mcp.CallToolRequest, run fun
 		}
 		c.waiting[state] = w
 		c.mu.Unlock()
-		go func() { // forget the call once it ended, answered or not
+		go func() {
 			<-w.done
-			c.mu.Lock()
-			delete(c.waiting, state)
-			c.mu.Unlock()
+			// The operator may answer before the client retries: the call's outcome waits for
+			// the retry a while, then is forgotten.
+			time.AfterFunc(retryGrace, func() {
+				c.mu.Lock()
+				delete(c.waiting, state)
+				c.mu.Unlock()
+			})
+			if params.Mode == "url" {
+				nctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = req.Session.NotifyElicitationComplete(nctx, &mcp.ElicitationCompleteParams{ElicitationID: params.ElicitationID})
+			}
 		}()
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{consentInput: consentForm(q)}, RequestState: state}, nil
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{consentInput: params}, RequestState: state}, nil
 	}
 }
 
@@ -139,6 +179,20 @@ func canElicit(ss *mcp.ServerSession) bool {
 	}
 	e := ip.Capabilities.Elicitation
 	return e.Form != nil || e.URL == nil // neither named: form, as the specification says
+}
+
+// canOpenLinks reports whether the client can show a link (elicitation, URL mode).
+func canOpenLinks(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	ip := ss.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil && ip.Capabilities.Elicitation.URL != nil
+}
+
+// consoleLink is the question as a link to the operator console, where the operator answers.
+func consoleLink(q consent.Question, console, id string) *mcp.ElicitParams {
+	return &mcp.ElicitParams{Mode: "url", Message: consent.PointerMessage(q), URL: console, ElicitationID: id}
 }
 
 // consentForm is the question as an elicitation form: one choice, grant or deny.

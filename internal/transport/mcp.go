@@ -24,6 +24,9 @@ type ServerInfo struct {
 	Logger       *slog.Logger
 	// Transport names the transport this server is served on ("stdio", "http") in the audit log.
 	Transport string
+	// ConsoleURL is the operator console's page, without any credential ("" or nil: no console);
+	// a consent question points the client's human there (elicit.go).
+	ConsoleURL func() string
 }
 
 // NewMCPServer builds an MCP server whose tools are the dispatcher's catalog. Every tools/call
@@ -42,7 +45,7 @@ func NewMCPServer(d *dispatch.Dispatcher, info ServerInfo) *mcp.Server {
 	srv.AddReceivingMiddleware(preEncode)
 	artifacts := &artifactResources{}
 	artifacts.install(srv)
-	asks := &clientAsks{}
+	asks := &clientAsks{consoleURL: info.ConsoleURL}
 	for _, t := range d.Catalog().Tools() {
 		readOnly := t.Annotations.ReadOnly
 		destructive := t.Annotations.Destructive
