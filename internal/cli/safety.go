@@ -39,6 +39,7 @@ type safetyFlags struct {
 	allowProvisioning    optBool
 	http, tcp            optBool // serve's --tcp (and MCEC_HTTP/[http] for the listener)
 	keepFrames           optBool
+	physicalTakeover     optBool
 	resolved             *safety.Settings
 }
 
@@ -47,6 +48,7 @@ func (f *safetyFlags) register(pf *pflag.FlagSet) {
 	boolVar(pf, &f.allowAgent, "allow-agent", "enable the standard tool set on an attached desktop (env MCEC_ALLOW_AGENT; docs/safety.md)")
 	boolVar(pf, &f.allowAll, "allow-all", "enable every tool and raw command, launch and raw input included (env MCEC_ALLOW_ALL)")
 	boolVar(pf, &f.allowProvisioning, "allow-provisioning", "allow isolated instances to be provisioned (env MCEC_PROVISIONING)")
+	boolVar(pf, &f.physicalTakeover, "physical-takeover", "a person's own key or button press on the desktop takes control from the agents until they idle 10 s (env MCEC_PHYSICAL_TAKEOVER; [takeover] physical)")
 	boolVar(pf, &f.keepFrames, "keep-frames", "keep a small frame of the screen before and after every acting call in the session's evidence, for mcec view (env MCEC_KEEP_FRAMES; [evidence] keep_frames)")
 }
 
@@ -74,7 +76,7 @@ func (f *safetyFlags) settings() (safety.Settings, error) {
 		return safety.Settings{}, usageError{err}
 	}
 	s, err := safety.Resolve(file, os.Getenv, safety.Overrides{AllowAgent: f.allowAgent.v, AllowAll: f.allowAll.v,
-		Provisioning: f.allowProvisioning.v, HTTP: f.http.v, TCP: f.tcp.v, KeepFrames: f.keepFrames.v})
+		Provisioning: f.allowProvisioning.v, HTTP: f.http.v, TCP: f.tcp.v, KeepFrames: f.keepFrames.v, PhysicalTakeover: f.physicalTakeover.v})
 	if err != nil {
 		return safety.Settings{}, usageError{err}
 	}

@@ -261,7 +261,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if !cfg.NoConsentDialog {
 		d.startConsentScreen(display)
 	}
-	if err = d.wireEmergencyStop(ctx, cfg.Safety.EmergencyStop, display); err != nil {
+	if err = d.wireEmergencyStop(ctx, cfg.Safety.EmergencyStop, display, cfg.Safety.PhysicalTakeover); err != nil {
 		return nil, err
 	}
 	if err = d.startConsole(cfg.Console); err != nil {

@@ -63,7 +63,7 @@ func (d *Daemon) emergencyCleanup(how string) {
 // wireEmergencyStop registers the control operations and starts the hotkey
 // listener on the desktop's display. A listener that cannot start leaves the stop
 // "unavailable" (control socket only); a malformed hotkey is a configuration error.
-func (d *Daemon) wireEmergencyStop(ctx context.Context, cfg safety.EmergencyStop, display string) error {
+func (d *Daemon) wireEmergencyStop(ctx context.Context, cfg safety.EmergencyStop, display string, physicalTakeover bool) error {
 	spec := cfg.Hotkey
 	if spec == "" {
 		spec = estop.DefaultHotkey
@@ -99,6 +99,16 @@ func (d *Daemon) wireEmergencyStop(ctx context.Context, cfg safety.EmergencyStop
 	}
 	d.stopListener = ls
 	d.log.Info("emergency stop armed", "hotkey", hk.String())
+	if physicalTakeover {
+		ls.OnPhysicalInput(func() {
+			// A press while a consent question is open answers it (the on-screen dialog): that
+			// person is answering mcec, not taking the desktop.
+			if !d.Consent.Pending() {
+				d.Takeover.PhysicalInput()
+			}
+		})
+		d.log.Info("physical input takes control from the agents", "idle", takeover.PhysicalIdle)
+	}
 	return nil
 }
 

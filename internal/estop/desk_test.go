@@ -16,6 +16,7 @@ import (
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/estop"
 	"github.com/mcec/mcec/internal/safety"
+	"github.com/mcec/mcec/internal/takeover"
 	"github.com/mcec/mcec/internal/testdesk"
 	_ "github.com/mcec/mcec/internal/xgbext"
 )
@@ -138,5 +139,44 @@ func TestHardwareChordStopsMidDrag(t *testing.T) {
 	}
 	if env := call(t, d, "windows", map[string]any{}); !env.OK() {
 		t.Errorf("windows after rearm: %+v", env.Err())
+	}
+}
+
+// With physical take-over on, a person's own click takes control from the agents (their
+// actions fail operator-in-control, observation still works) until they idle; an XTEST click,
+// as an agent's or a VNC viewer's, never does, and neither does a modifier pressed alone.
+func TestPhysicalInputTakesControl(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := daemon.Start(ctx, daemon.Config{SessionsDir: t.TempDir(),
+		Safety: safety.Settings{AllowAll: true, PhysicalTakeover: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	hw := testdesk.NewHardware(t)
+	click := map[string]any{"at": map[string]int{"x": 5, "y": 5}, "settle": 0}
+	holder := func() string { return d.Takeover.Status().Holder }
+
+	hw.Click(testdesk.XTEST, 20, 20)
+	hw.Key(testdesk.Physical, 0xffe1) // Shift_L alone
+	if env := call(t, d, "click", click); !env.OK() {
+		t.Fatalf("an agent's click after XTEST input and a lone modifier: %+v", env.Err())
+	}
+
+	hw.Click(testdesk.Physical, 20, 20)
+	testdesk.WaitFor(t, 20*time.Second, "the person's click to take control", func() bool { return holder() == takeover.Operator })
+	if st := d.Takeover.Status(); st.How != takeover.HowPhysical {
+		t.Errorf("taken through %q", st.How)
+	}
+	contracttest.Fail(t, call(t, d, "click", click), contract.Internal, contract.CodeOperatorInControl)
+	if env := call(t, d, "windows", map[string]any{}); !env.OK() {
+		t.Errorf("observation while the person has control: %+v", env.Err())
+	}
+	testdesk.WaitFor(t, takeover.PhysicalIdle+20*time.Second, "control to come back after the person idles",
+		func() bool { return holder() == takeover.Agents })
+	env := call(t, d, "click", click)
+	if !env.OK() || !contracttest.HasWarning(env, contract.WarnOperatorIntervened) {
+		t.Errorf("the agent's next click: %+v, warnings %v; want ok with operator-intervened", env.Err(), env.Warnings())
 	}
 }

@@ -17,7 +17,7 @@ const dialLimit = 5 * time.Second
 
 // xconn is what the listener asks of its X connection (an *xinput2.Conn).
 type xconn interface {
-	SelectRawKeys() error
+	SelectRawInput() error
 	QueryDevices() ([]xinput2.Device, error)
 	KeyboardMapping() (xinput2.Keymap, error)
 	NextEvent() (xinput2.Event, error)
@@ -34,6 +34,35 @@ type Listener struct {
 	devs   map[uint16]xinput2.Device
 	closed atomic.Bool
 	done   chan struct{}
+
+	// physicalInput, when set, is told of every press of a person's key (not a modifier alone,
+	// not the stop's chord) or button: the take-over gives them control.
+	physicalInput atomic.Pointer[func()]
+	modifiers     map[uint32]bool // keycodes of modifier keys
+}
+
+// OnPhysicalInput makes f be called, on the listener's goroutine, for every press of a
+// person's key or button: a device that is not XTEST, so neither mcec's own input nor any other
+// XTEST client's counts. A modifier pressed alone and the stop's chord do not count. f must not
+// block.
+func (ls *Listener) OnPhysicalInput(f func()) { ls.physicalInput.Store(&f) }
+
+// modifierKeysyms are the keysyms of keys that only modify others (X11 keysymdef.h): a person
+// reaching for a chord has not started using the desktop yet.
+var modifierKeysyms = []uint32{
+	0xffe1, 0xffe2, // Shift_L, Shift_R
+	0xffe3, 0xffe4, // Control_L, Control_R
+	0xffe5, 0xffe6, // Caps_Lock, Shift_Lock
+	0xffe7, 0xffe8, 0xffe9, 0xffea, // Meta_L, Meta_R, Alt_L, Alt_R
+	0xffeb, 0xffec, 0xffed, 0xffee, // Super_L, Super_R, Hyper_L, Hyper_R
+	0xfe03, 0xff7f, // ISO_Level3_Shift, Num_Lock
+}
+
+func (ls *Listener) physical(kind string) {
+	if f := ls.physicalInput.Load(); f != nil {
+		ls.log.Debug("physical input", "kind", kind)
+		(*f)()
+	}
 }
 
 // Listen connects to display, selects raw key events and starts reading them. On failure the
@@ -69,7 +98,7 @@ func listen(ctx context.Context, display string, hk Hotkey, latch *Latch, log *s
 }
 
 func (ls *Listener) setup() error {
-	if err := ls.c.SelectRawKeys(); err != nil {
+	if err := ls.c.SelectRawInput(); err != nil {
 		return err
 	}
 	if err := ls.refreshDevices(); err != nil {
@@ -102,12 +131,17 @@ func (ls *Listener) refreshKeymap() error {
 	if err != nil {
 		return fmt.Errorf("GetKeyboardMapping: %w", err)
 	}
+	mods := map[uint32]bool{}
+	for _, c := range km.Codes(modifierKeysyms...) {
+		mods[c] = true
+	}
+	ls.modifiers = mods
 	return ls.t.setKeymap(km)
 }
 
-// physical reports whether source is a slave device that is not an XTEST device. A source not
-// in the table makes it re-read the device list once (a keyboard plugged in just now).
-func (ls *Listener) physical(source uint16) bool {
+// fromPerson reports whether source is a slave device that is not an XTEST device. A source
+// not in the table makes it re-read the device list once (a keyboard plugged in just now).
+func (ls *Listener) fromPerson(source uint16) bool {
 	d, ok := ls.devs[source]
 	if !ok {
 		if err := ls.refreshDevices(); err != nil {
@@ -141,12 +175,19 @@ func (ls *Listener) run() {
 		}
 		switch ev.Kind {
 		case xinput2.RawKeyPress, xinput2.RawKeyRelease:
-			if ev.Synthetic || ev.Flags&xinput2.KeyRepeat != 0 || !ls.physical(ev.Source) {
+			if ev.Synthetic || ev.Flags&xinput2.KeyRepeat != 0 || !ls.fromPerson(ev.Source) {
 				continue
 			}
-			if ls.t.event(ev.Source, ev.Keycode, ev.Kind == xinput2.RawKeyPress) {
+			press := ev.Kind == xinput2.RawKeyPress
+			if ls.t.event(ev.Source, ev.Keycode, press) {
 				ls.log.Info("emergency stop hotkey pressed", "device", ls.devs[ev.Source].Name)
 				ls.latch.Chord()
+			} else if press && !ls.modifiers[ev.Keycode] {
+				ls.physical("key")
+			}
+		case xinput2.RawButtonPress:
+			if !ev.Synthetic && ls.fromPerson(ev.Source) {
+				ls.physical("button")
 			}
 		case xinput2.HierarchyChanged:
 			if err := ls.refreshDevices(); err != nil && !ls.ending(err) {

@@ -21,7 +21,7 @@ type closingConn struct {
 	pending int
 }
 
-func (c *closingConn) SelectRawKeys() error { return nil }
+func (c *closingConn) SelectRawInput() error { return nil }
 func (c *closingConn) QueryDevices() ([]xinput2.Device, error) {
 	return nil, fmt.Errorf("read: %w", net.ErrClosed)
 }

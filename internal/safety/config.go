@@ -45,6 +45,12 @@ type File struct {
 		// lower trust than the operator's own consent. Off by default.
 		ViaClient *bool `toml:"via_client"`
 	} `toml:"consent"`
+	// Takeover configures the operator's take-over (internal/takeover).
+	Takeover struct {
+		// Physical lets a person's own key or button press on the desktop take control from the
+		// agents until they idle. Off by default.
+		Physical *bool `toml:"physical"`
+	} `toml:"takeover"`
 	// Evidence configures what session evidence keeps (internal/evidence).
 	Evidence struct {
 		// WithholdTypedText leaves all typed and clipboard text out of the evidence, not only
@@ -102,6 +108,7 @@ func Parse(path string, data []byte) (File, error) {
 type Overrides struct {
 	AllowAgent, AllowAll, HTTP, TCP, Provisioning *bool
 	WithholdTypedText, KeepFrames                 *bool
+	PhysicalTakeover                              *bool
 }
 
 // Settings are the merged switches. Agent is nil when neither file, environment nor flag said
@@ -122,6 +129,9 @@ type Settings struct {
 	// KeepFrames: the evidence keeps a small JPEG of the screen before and after every acting
 	// call, for the trace viewer (default off: it costs two grabs a call).
 	KeepFrames bool
+	// PhysicalTakeover: a person's key or button press on the desktop (not XTEST) takes control
+	// from the agents, as the console's Take control does, until they idle.
+	PhysicalTakeover bool
 	// ConsentViaClient: request-command-access may ask the human at the agent's MCP client
 	// (elicitation) when the operator's prompter is not there or has not answered yet.
 	ConsentViaClient bool
@@ -145,6 +155,7 @@ const (
 	EnvProvisioning = "MCEC_PROVISIONING"
 	EnvWithholdText = "MCEC_WITHHOLD_TYPED_TEXT"
 	EnvKeepFrames   = "MCEC_KEEP_FRAMES"
+	EnvPhysicalTake = "MCEC_PHYSICAL_TAKEOVER"
 	EnvConsentVia   = "MCEC_CONSENT_VIA_CLIENT"
 )
 
@@ -185,6 +196,7 @@ func Resolve(f File, getenv func(string) string, o Overrides) (Settings, error) 
 	s.Provisioning, _ = pick(f.Provisioning.Enabled, EnvProvisioning, o.Provisioning, false)
 	s.WithholdTypedText, _ = pick(f.Evidence.WithholdTypedText, EnvWithholdText, o.WithholdTypedText, false)
 	s.KeepFrames, _ = pick(f.Evidence.KeepFrames, EnvKeepFrames, o.KeepFrames, false)
+	s.PhysicalTakeover, _ = pick(f.Takeover.Physical, EnvPhysicalTake, o.PhysicalTakeover, false)
 	s.ConsentViaClient, _ = pick(f.Consent.ViaClient, EnvConsentVia, nil, false)
 	if e := f.EmergencyStop.Enabled; e != nil {
 		s.EmergencyStop.HotkeyDisabled = !*e

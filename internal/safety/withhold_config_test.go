@@ -52,3 +52,23 @@ func TestKeepFramesSetting(t *testing.T) {
 		t.Fatal("--keep-frames did not win over the environment")
 	}
 }
+
+// [takeover] physical and MCEC_PHYSICAL_TAKEOVER: off unless asked for.
+func TestPhysicalTakeoverSetting(t *testing.T) {
+	f, err := Parse("config.toml", []byte("[takeover]\nphysical = true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if s, _ := Resolve(File{}, getenv, Overrides{}); s.PhysicalTakeover {
+		t.Fatal("physical take-over is on by default")
+	}
+	if s, _ := Resolve(f, getenv, Overrides{}); !s.PhysicalTakeover {
+		t.Fatal("the file's physical = true was not taken")
+	}
+	env[EnvPhysicalTake] = "false"
+	if s, _ := Resolve(f, getenv, Overrides{}); s.PhysicalTakeover {
+		t.Fatal("MCEC_PHYSICAL_TAKEOVER=false did not win over the file")
+	}
+}

@@ -21,6 +21,22 @@ const (
 	Operator = "operator"
 )
 
+// HowPhysical is how control is taken by a person's own keyboard or mouse on the desktop, and
+// HowPhysicalIdle how it comes back when they stop.
+const (
+	HowPhysical     = "physical input"
+	HowPhysicalIdle = "physical input ended"
+)
+
+// PhysicalIdle is how long control taken by physical input lasts after the person's last key or
+// button press: long enough to read between keystrokes, short enough that a person who glanced
+// at the desktop does not stall the agent for long.
+const PhysicalIdle = 10 * time.Second
+
+// physicalTakeLimit bounds the wait for an agent's gesture in progress when a person presses a
+// key: a person's input never waits on an agent for long (press the stop hotkey to abort one).
+const physicalTakeLimit = 10 * time.Second
+
 // Status is who drives the desktop, since when, and through what the operator took it.
 type Status struct {
 	Holder string    `json:"holder"`
@@ -44,6 +60,12 @@ type Control struct {
 	status  Status
 	release func() // frees the input gate, held for the operator while they have control
 
+	// Physical input: when the person last pressed a key or button, and whether a take for
+	// them is under way (it may wait for an agent's gesture).
+	lastPhysical time.Time
+	taking       bool
+	idle         time.Duration
+
 	// What For tells the sessions: the last hand-back, and who was told of it.
 	handbacks int            // how many times control came back to the agents
 	lastTaken Status         // the operator's control that the last hand-back ended
@@ -61,7 +83,7 @@ func New(gate Gate, log *slog.Logger, notify func(Status)) *Control {
 	if notify == nil {
 		notify = func(Status) {}
 	}
-	c := &Control{gate: gate, log: log, now: time.Now, notify: notify}
+	c := &Control{gate: gate, log: log, now: time.Now, notify: notify, idle: PhysicalIdle}
 	c.status = Status{Holder: Agents, Since: c.now()}
 	return c
 }
@@ -72,6 +94,10 @@ func (c *Control) Take(ctx context.Context, how string) (Status, error) {
 	c.mu.Lock()
 	if c.status.Holder == Operator {
 		defer c.mu.Unlock()
+		if c.status.How == HowPhysical && how != HowPhysical {
+			// The operator keeps what the person's input took: it no longer ends when they idle.
+			c.status.How = how
+		}
 		return c.status, nil
 	}
 	if c.gate != nil {
@@ -93,9 +119,12 @@ func (c *Control) Take(ctx context.Context, how string) (Status, error) {
 }
 
 // HandBack returns control to the agents and reports whether the operator had it.
-func (c *Control) HandBack(how string) (Status, bool) {
+func (c *Control) HandBack(how string) (Status, bool) { return c.handBack(how, "") }
+
+// handBack hands back when the operator has control, taken through takenHow when that is not "".
+func (c *Control) handBack(how, takenHow string) (Status, bool) {
 	c.mu.Lock()
-	if c.status.Holder != Operator {
+	if c.status.Holder != Operator || (takenHow != "" && c.status.How != takenHow) {
 		defer c.mu.Unlock()
 		return c.status, false
 	}
@@ -112,6 +141,52 @@ func (c *Control) HandBack(how string) (Status, bool) {
 	c.log.Warn("the operator handed control back to the agents", "how", how, "after", held.Round(time.Millisecond))
 	c.notify(st)
 	return st, true
+}
+
+// PhysicalInput is told of every press of a person's own key or button on the desktop (not
+// XTEST input: internal/estop's listener tells them apart). The person takes control as the
+// console's Take control does, and keeps it until PhysicalIdle passes without their input or the
+// console hands back. Control the operator took in the console is not changed. It does not
+// block: the take waits for an agent's gesture in progress in the background.
+func (c *Control) PhysicalInput() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lastPhysical = c.now()
+	if c.status.Holder == Operator || c.taking {
+		return
+	}
+	c.taking = true
+	go c.takeForPerson()
+}
+
+func (c *Control) takeForPerson() {
+	ctx, cancel := context.WithTimeout(context.Background(), physicalTakeLimit)
+	_, err := c.Take(ctx, HowPhysical)
+	cancel()
+	c.mu.Lock()
+	c.taking = false
+	c.mu.Unlock()
+	if err != nil {
+		c.log.Warn("physical input could not take control: an agent's gesture held the input gate", "err", err)
+		return
+	}
+	// Hand back once the person has been idle for c.idle, unless control changed meanwhile.
+	timer := time.NewTimer(c.idle)
+	defer timer.Stop()
+	for range timer.C {
+		c.mu.Lock()
+		if c.status.Holder != Operator || c.status.How != HowPhysical {
+			c.mu.Unlock()
+			return
+		}
+		left := c.idle - c.now().Sub(c.lastPhysical)
+		c.mu.Unlock()
+		if left <= 0 {
+			c.handBack(HowPhysicalIdle, HowPhysical)
+			return
+		}
+		timer.Reset(left)
+	}
 }
 
 // Status reports who has control.

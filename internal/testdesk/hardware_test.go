@@ -24,7 +24,7 @@ func TestHardwareSources(t *testing.T) {
 	if err := xi.SelectWindowPresses(win); err != nil {
 		t.Fatal(err)
 	}
-	if err := xi.SelectRawKeys(); err != nil {
+	if err := xi.SelectRawInput(); err != nil {
 		t.Fatal(err)
 	}
 	events := make(chan xinput2.Event, 64)

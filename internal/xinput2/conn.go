@@ -249,10 +249,10 @@ func (c *Conn) withDeadline(d time.Duration, f func() error) error {
 // requestLimit bounds one request's round trip after Dial.
 const requestLimit = 5 * time.Second
 
-// SelectRawKeys selects raw key presses and releases of every master keyboard, and device
-// hierarchy changes, on the root window.
-func (c *Conn) SelectRawKeys() error {
-	rawMask := uint32(1<<xiRawKeyPress | 1<<xiRawKeyRelease)
+// SelectRawInput selects raw key presses and releases and raw button presses of every master
+// device, and device hierarchy changes, on the root window.
+func (c *Conn) SelectRawInput() error {
+	rawMask := uint32(1<<xiRawKeyPress | 1<<xiRawKeyRelease | 1<<xiRawButtonPress)
 	hierMask := uint32(1 << xiHierarchyEvent)
 	req := make([]byte, 12+8+8)
 	req[0], req[1] = c.xiOpcode, 46 // XISelectEvents

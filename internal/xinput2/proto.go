@@ -28,6 +28,7 @@ const (
 	sendEventFlag    = 0x80
 	xiRawKeyPress    = 13
 	xiRawKeyRelease  = 14
+	xiRawButtonPress = 15
 	xiHierarchyEvent = 11
 
 	// maxExtra bounds the extra length of one reply or GenericEvent: a keyboard mapping of 256
@@ -61,8 +62,9 @@ const (
 	HierarchyChanged
 	MappingNotify
 	XError
-	KeyPress    // XI_KeyPress (device event, SelectWindowPresses)
-	ButtonPress // XI_ButtonPress
+	KeyPress       // XI_KeyPress (device event, SelectWindowPresses)
+	ButtonPress    // XI_ButtonPress
+	RawButtonPress // XI_RawButtonPress: Keycode holds the button
 )
 
 // Event is one event (or asynchronous error) read from the server.
@@ -71,7 +73,7 @@ type Event struct {
 	// Device is the device the event was delivered for (a master with AllMasterDevices);
 	// Source is the slave that produced it (raw events).
 	Device, Source uint16
-	// Keycode of a raw key event.
+	// Keycode of a raw key event (the button of a raw button press).
 	Keycode uint32
 	// Detail (keycode or button), Window (the event window), EventX/EventY (the pointer in
 	// that window) and Mods (effective modifiers) of a device event.
@@ -156,6 +158,12 @@ func ParseEvent(b []byte, xiOpcode byte) (Event, error) {
 			if le.Uint16(b[8:10]) == xiRawKeyRelease {
 				ev.Kind = RawKeyRelease
 			}
+			ev.Device = le.Uint16(b[10:12])
+			ev.Keycode = le.Uint32(b[16:20])
+			ev.Source = le.Uint16(b[20:22])
+			ev.Flags = le.Uint32(b[24:28])
+		case xiRawButtonPress:
+			ev.Kind = RawButtonPress
 			ev.Device = le.Uint16(b[10:12])
 			ev.Keycode = le.Uint32(b[16:20])
 			ev.Source = le.Uint16(b[20:22])

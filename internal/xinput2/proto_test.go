@@ -26,6 +26,9 @@ func TestParseEvent(t *testing.T) {
 	if ev, _ := ParseEvent(rawEvent(131, xiRawKeyRelease, 3, 8, 50, 0), 131); ev.Kind != RawKeyRelease || ev.Source != 8 {
 		t.Errorf("raw release: %+v", ev)
 	}
+	if ev, _ := ParseEvent(rawEvent(131, xiRawButtonPress, 2, 7, 3, 2), 131); ev.Kind != RawButtonPress || ev.Source != 7 || ev.Keycode != 3 {
+		t.Errorf("raw button press: %+v", ev)
+	}
 	if ev, _ := ParseEvent(rawEvent(99, xiRawKeyPress, 3, 6, 39, 0), 131); ev.Kind != Other {
 		t.Errorf("another extension's GenericEvent: %+v", ev)
 	}
