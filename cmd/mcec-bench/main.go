@@ -21,7 +21,7 @@ func main() {
 	flag.StringVar(&opt.Doc, "doc", "docs/performance.md", "write the report here (empty: do not)")
 	flag.IntVar(&opt.Reps, "reps", 20, "repetitions per measurement (at least 20)")
 	flag.IntVar(&opt.Warm, "warm", 3, "warm-up repetitions")
-	only := flag.String("only", "", "comma-separated groups to run (tree,tokens,huge,capture,act,wait,overhead,memory,growth,density,wayland,shells); the report is then not written")
+	only := flag.String("only", "", "comma-separated groups to run (tree,tokens,huge,capture,act,wait,overhead,memory,growth,density,wayland,shells,console); the report is then not written")
 	flag.Parse()
 	if *only != "" {
 		opt.Only, opt.Doc = strings.Split(*only, ","), ""

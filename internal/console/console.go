@@ -264,8 +264,9 @@ type State struct {
 	Grants *consent.Grants `json:"grants,omitempty"`
 	// Control is who drives the desktop; absent when the console offers no take-over.
 	Control *takeover.Status `json:"control,omitempty"`
-	// Live: GET /api/live streams the desktop.
-	Live bool `json:"live,omitempty"`
+	// Live: GET /api/live streams the desktop; LiveStats says what it cost so far.
+	Live      bool       `json:"live,omitempty"`
+	LiveStats *LiveCount `json:"liveStats,omitempty"`
 	// Review: GET /api/sessions lists the recorded sessions and /view/{name} shows one.
 	Review bool `json:"review,omitempty"`
 	// Rearmed answers POST /api/rearm: whether it was stopped.
@@ -278,6 +279,10 @@ func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) current() State {
 	st := State{EmergencyStop: s.opts.Stop.Status(), Live: s.opts.Screen != nil, Review: s.opts.Review != nil}
+	if st.Live {
+		grabs, frames := s.LiveStats()
+		st.LiveStats = &LiveCount{Grabs: grabs, Frames: frames}
+	}
 	if s.opts.Consent != nil {
 		g := s.opts.Consent.Grants()
 		st.Grants = &g

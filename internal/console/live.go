@@ -33,6 +33,12 @@ type liveStats struct {
 	grabs, frames atomic.Int64
 }
 
+// LiveCount is LiveStats in the console's state (make bench reads it).
+type LiveCount struct {
+	Grabs  int64 `json:"grabs"`
+	Frames int64 `json:"frames"`
+}
+
 // LiveStats reports how many times the live view looked at the screen and how many frames it
 // encoded and sent, since the console started. Both stay 0 while nobody watches.
 func (s *Server) LiveStats() (grabs, frames int64) {

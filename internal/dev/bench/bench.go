@@ -40,7 +40,7 @@ type Options struct {
 	Doc   string    // where to write the report ("" = do not write)
 	Reps  int       // repetitions per measurement (≥ 20)
 	Warm  int       // unrecorded warm-up repetitions
-	Only  []string  // run only these groups (tree, capture, act, wait, overhead, memory, growth, density, wayland); for profiling
+	Only  []string  // run only these groups (tree, capture, act, wait, overhead, memory, growth, density, wayland, shells, console); for profiling
 	Log   io.Writer // progress, one line per measurement
 	Out   io.Writer // the table
 }
@@ -96,6 +96,7 @@ func Run(ctx context.Context, opt Options) (err error) {
 		{"density", s.benchDensity},
 		{"wayland", s.benchWayland},
 		{"shells", s.benchShells},
+		{"console", s.benchConsole},
 	} {
 		if len(opt.Only) > 0 && !slices.Contains(opt.Only, g.name) {
 			continue
