@@ -112,7 +112,8 @@ FUZZ_TARGETS := FuzzStdioFraming:./internal/transport FuzzFacade:./internal/tran
 	FuzzParseEvent:./internal/xinput2 FuzzParseQueryDevice:./internal/xinput2 FuzzParseSetup:./internal/xinput2 \
 	FuzzParseDeviceEvent:./internal/xinput2 FuzzParseKeyboardMapping:./internal/xinput2 FuzzPickCookie:./internal/xinput2 \
 	FuzzReadMessage:./internal/platform/atspi/dbuswire FuzzEncodePNG:./internal/imaging FuzzDownscale:./internal/imaging \
-	FuzzDispatch:./internal/wayland/wire FuzzReadMessage:./internal/wayland/swayipc
+	FuzzDispatch:./internal/wayland/wire FuzzReadMessage:./internal/wayland/swayipc \
+	FuzzBuild:./internal/traceview
 fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh $(FUZZ_TARGETS)
 

@@ -302,13 +302,22 @@ func artifactsIn(doc []byte) []string {
 	return out
 }
 
+// maxShownJSON bounds one call's arguments or envelope on the page: a query of a huge tree is
+// megabytes, and the page must stay openable; the trace keeps it whole.
+const maxShownJSON = 64 << 10
+
 func indent(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	var buf bytes.Buffer
-	if json.Indent(&buf, raw, "", "  ") != nil {
-		return string(raw)
+	out := string(raw)
+	if json.Indent(&buf, raw, "", "  ") == nil {
+		out = buf.String()
 	}
-	return buf.String()
+	if len(out) > maxShownJSON {
+		cut := strings.ToValidUTF8(out[:maxShownJSON], "")
+		out = cut + fmt.Sprintf("\n… %d more bytes: the trace holds them all", len(out)-len(cut))
+	}
+	return out
 }

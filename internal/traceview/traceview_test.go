@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcec/mcec/internal/evidence"
 )
@@ -201,5 +202,37 @@ func TestFrames(t *testing.T) {
 	p = open(t, dir)
 	if !p.Verdict.Intact || len(p.Calls[0].Images) != 1 || !p.Calls[0].Images[0].Changed {
 		t.Errorf("a replaced frame: verdict %v, images %+v; want the chain intact and the frame flagged", p.Verdict.Intact, p.Calls[0].Images)
+	}
+}
+
+// Whatever a trace holds, the viewer shows something and never fails or panics: a bundle may
+// come from anyone.
+func FuzzBuild(f *testing.F) {
+	f.Add([]byte(`{"seq":1,"kind":"request","at":"2026-12-05T10:15:00Z","tool":"click","args":{"x":1},"prev":"` + strings.Repeat("0", 64) + `"}` + "\n"))
+	f.Add([]byte("not json\n{}\n"))
+	f.Add([]byte(`{"seq":1,"kind":"response","tool":"t","ok":true,"envelope":{"result":{"effect":{"changed":[{}],"window":{}}}},"prev":"x"}`))
+	f.Fuzz(func(t *testing.T, trace []byte) {
+		dir := filepath.Join(t.TempDir(), "20261205-101500-s-0123456789ab")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, evidence.TraceFile), trace)
+		b, err := evidence.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var html bytes.Buffer
+		if err := Build(b).Write(&html); err != nil {
+			t.Fatalf("the page did not render: %v", err)
+		}
+	})
+}
+
+// A huge envelope is cut on the page (the trace keeps it whole), on a character boundary.
+func TestHugeJSONIsCut(t *testing.T) {
+	raw, _ := json.Marshal(map[string]string{"text": strings.Repeat("é", maxShownJSON)})
+	got := indent(raw)
+	if len(got) > maxShownJSON+100 || !strings.Contains(got, "more bytes: the trace holds them all") || !utf8.ValidString(got) {
+		t.Errorf("%d bytes shown, valid UTF-8 %v", len(got), utf8.ValidString(got))
 	}
 }
