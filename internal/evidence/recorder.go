@@ -671,13 +671,13 @@ func (r *Recorder) drop(lg *sessionLog) {
 	lg.gone = true
 }
 
-// live reports whether a session directory belongs to a session the recorder is recording.
 // Root is the sessions directory the recorder writes under.
 func (r *Recorder) Root() string { return r.opts.Root }
 
 // Recording reports whether dirName is the directory of a session this recorder is recording.
 func (r *Recorder) Recording(dirName string) bool { return r.live(dirName) }
 
+// live reports whether a session directory belongs to a session the recorder is recording.
 func (r *Recorder) live(dirName string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
