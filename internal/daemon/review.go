@@ -3,6 +3,7 @@ package daemon
 import (
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/mcec/mcec/internal/console"
@@ -41,7 +42,11 @@ func (r review) WriteView(w io.Writer, name string) error {
 	if !evidence.IsSessionDir(name) {
 		return fs.ErrNotExist
 	}
-	b, err := evidence.Open(filepath.Join(r.root, name))
+	dir := filepath.Join(r.root, name)
+	if _, err := os.Stat(filepath.Join(dir, evidence.TraceFile)); err != nil {
+		return fs.ErrNotExist // no such session, or one that has recorded no call yet
+	}
+	b, err := evidence.Open(dir)
 	if err != nil {
 		return err
 	}
