@@ -82,7 +82,7 @@ func (r *run) greet(web bool) {
 	if web {
 		label = map[string]any{"role": "document web", "nameContains": "greeted 2"}
 	}
-	wait := r.k.callAsync("wait-for", r.with(map[string]any{"element": label, "timeout": 10000}))
+	wait := r.k.callAsync("wait-for", r.with(map[string]any{"element": label, "timeout": stretched(10 * time.Second)}))
 	r.invoke(greetSel, "invoke", "")
 	env = wait()
 	var fr findResult
@@ -186,7 +186,7 @@ func (r *run) gtk4Demo() {
 		// The bound stretches with the load: beside a second make test the list was still
 		// unfiltered after 10 s (wait-for now rests between slow looks, wait.go's rest).
 		wait := r.k.callAsync("wait-for", r.with(map[string]any{"element": map[string]any{"name": "Application Class", "role": "panel"},
-			"condition": "disappears", "timeout": sysload.Scale(10 * time.Second).Milliseconds()}))
+			"condition": "disappears", "timeout": stretched(10 * time.Second)}))
 		if env, ok := r.invoke(map[string]any{"name": "Search"}, "invoke", ""); !ok {
 			r.t.Logf("invoke Search: %s", describe(env))
 		}
@@ -246,7 +246,7 @@ func (r *run) aboutDialog(menu, item map[string]any, title, dialogMark, mainMark
 		}
 	}
 	// A menu's items appear some milliseconds after it opens: invoke does not wait, wait-for does.
-	r.k.call("wait-for", r.with(map[string]any{"element": item, "timeout": 5000}))
+	r.k.call("wait-for", r.with(map[string]any{"element": item, "timeout": stretched(5 * time.Second)}))
 	env, ok := r.invoke(item, "invoke", "")
 	if !ok {
 		r.rec(cDialog, false, "invoke %v: %s", item, describe(env))
@@ -283,7 +283,7 @@ func (r *run) featherpad() {
 		} else {
 			text := "hello reach world"
 			wait := r.k.callAsync("wait-for", r.with(map[string]any{"element": map[string]any{"ref": editor.Ref},
-				"condition": "value", "text": text, "timeout": 10000}))
+				"condition": "value", "text": text, "timeout": stretched(10 * time.Second)}))
 			r.setValue(map[string]any{"ref": editor.Ref}, text)
 			env := wait()
 			var fr findResult
@@ -331,7 +331,7 @@ func (r *run) writer() {
 		// LibreOffice counts words on an idle timer: beside a second make test (load 16) the count
 		// had not shown 10 s after the wait began, while walks of all 1,957 objects finished.
 		wait := r.k.callAsync("wait-for", r.with(map[string]any{"element": map[string]any{"text": "2 words, 11 characters"},
-			"timeout": sysload.Scale(10 * time.Second).Milliseconds()}))
+			"timeout": stretched(10 * time.Second)}))
 		r.setValue(map[string]any{"role": "paragraph", "index": 0}, "hello reach")
 		env := wait()
 		var fr findResult

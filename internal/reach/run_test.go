@@ -12,6 +12,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/mcec/mcec/contract"
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 // run is one app on its own desktop, and what the suite learnt about it.
@@ -36,6 +37,10 @@ func (r *run) rec(c check, ok bool, format string, args ...any) {
 		r.res.record(c, ok, format, args...)
 	}
 }
+
+// stretched is a wait's timeout in milliseconds, stretched with the machine's load as mcec's own
+// budgets are (sysload): beside a second make test, one look at Calc's tree took over 10 s.
+func stretched(d time.Duration) int64 { return sysload.Scale(d).Milliseconds() }
 
 func (r *run) main() map[string]any { return map[string]any{"handle": r.win.Handle} }
 
@@ -70,7 +75,7 @@ func (r *run) start() bool {
 		r.rec(cLaunch, false, "launch failed: %s", why)
 	}
 	// The main window, by title (a splash screen or a loading page may have come first).
-	env, _ = r.k.call("windows", map[string]any{"window": r.a.title, "condition": "appears", "timeout": 40000})
+	env, _ = r.k.call("windows", map[string]any{"window": r.a.title, "condition": "appears", "timeout": stretched(40 * time.Second)})
 	var wr windowsResult
 	if ok, why := decode(env, &wr); !ok || wr.Count == 0 {
 		r.t.Errorf("the main window %q never appeared: %s %+v", r.a.title, why, wr)
@@ -89,10 +94,10 @@ func (r *run) start() bool {
 // waitTree waits until the main window's tree shows the named element (GTK 4 registers on the
 // bus seconds after its window maps), within the budget an agent would give it.
 func (r *run) waitTree(sel map[string]any) bool {
-	env, took := r.k.call("wait-for", r.with(map[string]any{"element": sel, "timeout": 30000}))
+	env, took := r.k.call("wait-for", r.with(map[string]any{"element": sel, "timeout": stretched(30 * time.Second)}))
 	var fr findResult
 	if ok, why := decode(env, &fr); !ok || !fr.Found {
-		r.rec(cTree, false, "wait-for %v (30 s): %s", sel, why)
+		r.rec(cTree, false, "wait-for %v (%d ms): %s", sel, stretched(30*time.Second), why)
 		return false
 	}
 	r.t.Logf("tree ready after %v", took.Round(time.Millisecond))
@@ -282,7 +287,7 @@ func (r *run) capture() {
 
 // dialogWindow waits for a window of the app whose title contains title.
 func (r *run) dialogWindow(title string) (window, bool) {
-	env, _ := r.k.call("windows", map[string]any{"window": title, "condition": "appears", "timeout": 15000})
+	env, _ := r.k.call("windows", map[string]any{"window": title, "condition": "appears", "timeout": stretched(15 * time.Second)})
 	var wr windowsResult
 	if ok, _ := decode(env, &wr); !ok || wr.Count == 0 {
 		return window{}, false
@@ -327,7 +332,7 @@ func (r *run) closeDialog(dlg window, button string) {
 		r.k.call("invoke", map[string]any{"handle": dlg.Handle, "element": map[string]any{"name": button, "role": "push button"}})
 	}
 	gone := func() bool {
-		env, _ := r.k.call("windows", map[string]any{"window": dlg.Title, "condition": "disappears", "timeout": 3000})
+		env, _ := r.k.call("windows", map[string]any{"window": dlg.Title, "condition": "disappears", "timeout": stretched(3 * time.Second)})
 		var wr windowsResult
 		ok, _ := decode(env, &wr)
 		return ok && wr.Satisfied != nil && *wr.Satisfied
@@ -355,7 +360,7 @@ func (r *run) survive(probe map[string]any, act map[string]any) {
 		{"find", r.with(map[string]any{"element": probe})},
 		// Survival, not speed, is checked here (find-cell and query-budget bound the time): a
 		// loaded CI machine once took over 3 s for one look at Calc's 2,000 objects.
-		{"wait-for", r.with(map[string]any{"element": probe, "timeout": 10000})},
+		{"wait-for", r.with(map[string]any{"element": probe, "timeout": stretched(10 * time.Second)})},
 		{"capture", r.with(map[string]any{"pathOnly": true})},
 		{"windows", map[string]any{"pid": r.pid}},
 	}
