@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/contract/contracttest"
+	"github.com/mcec/mcec/internal/sysload"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
@@ -258,7 +259,12 @@ func driveWebForm(t *testing.T, h *harness, pid int, setVia string, textInValue 
 		t.Errorf("setvalue not verified: %+v", r)
 	}
 	h.waitTitle("form name=typed by mcec agree=false")
-	r = h.act(pid, map[string]any{"name": "Go", "role": "push button"}, "invoke", "input", nil)
+	// The default settle (1 s, stretched by the load average) can end before a loaded browser
+	// updates the page; the check is about what the effect reports, so it gives the effect time
+	// to see it (an effect ends as soon as it sees a change, so this costs nothing when quick).
+	// Beside a second make test, Firefox showed the new text after the 1.3 s settle ended.
+	goSettle := min(sysload.Scale(5*time.Second), 10*time.Second).Milliseconds()
+	r = h.act(pid, map[string]any{"name": "Go", "role": "push button"}, "invoke", "input", map[string]any{"settle": goSettle})
 	h.waitTitle("go=1")
 	// Its only change on the page is the status paragraph's text: the effect must say so
 	// (Firefox keeps a paragraph's text out of its name; Chromium replaces its text node, which
