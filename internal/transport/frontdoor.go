@@ -193,7 +193,16 @@ func tokenMatches(header, token string) bool {
 // mistaken for loopback): "127.0.0.1", "127.1", "0x7f.0.0.1", "017700000001", "2130706433",
 // "::1", "[::1]", "::ffff:127.0.0.1". The result is canonical (IPv4-mapped addresses unmapped).
 func ParseAddr(s string) (netip.Addr, error) {
-	s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+	// Brackets come only as a pair around an IPv6 address; a stray one (even inside a zone, which
+	// netip would accept) is not an address, and would not read back the same.
+	if inner, ok := strings.CutPrefix(s, "["); ok {
+		if s, ok = strings.CutSuffix(inner, "]"); !ok {
+			return netip.Addr{}, fmt.Errorf("%q is not an IP address", "["+inner)
+		}
+	}
+	if strings.ContainsAny(s, "[]") {
+		return netip.Addr{}, fmt.Errorf("%q is not an IP address", s)
+	}
 	if a, err := netip.ParseAddr(s); err == nil {
 		return a.Unmap(), nil
 	}

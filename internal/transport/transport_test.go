@@ -474,7 +474,7 @@ func TestParseAddrLoopbackSpellings(t *testing.T) {
 			t.Errorf("ParseAddr(%q) = %v, %v; want %s loopback=%v", tt.in, a, err, tt.want, tt.loopback)
 		}
 	}
-	for _, bad := range []string{"", "localhost", "1.2.3.4.5", "256.1.1.1", "1.2.3.256", "09", "1..2", "example.com", "4294967296"} {
+	for _, bad := range []string{"", "localhost", "1.2.3.4.5", "256.1.1.1", "1.2.3.256", "09", "1..2", "example.com", "4294967296", "[::1", "::1]", "::%]]", "[::%]]"} {
 		if a, err := ParseAddr(bad); err == nil {
 			t.Errorf("ParseAddr(%q) = %v, want an error", bad, a)
 		}
@@ -482,7 +482,7 @@ func TestParseAddrLoopbackSpellings(t *testing.T) {
 }
 
 func FuzzParseAddr(f *testing.F) {
-	for _, s := range []string{"127.1", "0x7f.0.0.1", "2130706433", "::ffff:127.0.0.1", "[::1]", "1.2.3.4"} {
+	for _, s := range []string{"127.1", "0x7f.0.0.1", "2130706433", "::ffff:127.0.0.1", "[::1]", "1.2.3.4", "::%]]", "fe80::1%eth0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
