@@ -408,18 +408,20 @@ func TestTypeScriptSDK(t *testing.T) {
 // (test/clients/console.test.mjs under Node's test runner): log in with the one-time link, see
 // an agent's typing in the live view and its call narrated, Stop and Re-arm, answer a consent
 // question and revoke the grant, take control and drive the desktop from the page, review a
-// finished session in the trace viewer and see `mcec view` flag a tampered bundle, and the
-// credentials kept apart.
+// finished session in the trace viewer and see `mcec view` flag a tampered bundle, open the
+// console of an isolated instance an agent provisioned, and the credentials kept apart.
 func TestConsoleInChromium(t *testing.T) {
 	node := nodeClients(t)
-	serve, base, token, login := startServeConsole(t, "--headless", "--console", "--console-port", "0", "--launch", "xterm")
+	serve, base, token, login := startServeConsole(t, "--headless", "--console", "--console-port", "0", "--launch", "xterm", "--allow-provisioning")
 	if login == "" {
 		t.Fatal("mcec serve --console showed no login link")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// About 70 s alone (an instance's start among them); a loaded machine takes longer.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := clientCmd(ctx, t, node, "--test", "--test-reporter=spec", "console.test.mjs")
-	cmd.Env = append(cmd.Env, "MCEC_CONSOLE_LOGIN="+login, "MCEC_BASE="+base, "MCEC_TOKEN="+token, "MCEC_BIN="+binary)
+	cmd.Env = append(cmd.Env, "MCEC_CONSOLE_LOGIN="+login, "MCEC_BASE="+base, "MCEC_TOKEN="+token, "MCEC_BIN="+binary,
+		"MCEC_RUNTIME_DIR="+runtimeDir) // where provisioned instances keep their logs
 	for _, kv := range serve.Env {
 		if strings.HasPrefix(kv, "MCEC_SESSIONS_DIR=") {
 			cmd.Env = append(cmd.Env, kv) // the server's, for mcec view

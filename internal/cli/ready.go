@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/mcec/mcec/internal/provision"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -29,15 +31,13 @@ func openReadyFD(fd int) (*readyPipe, error) {
 	return &readyPipe{f: os.NewFile(uintptr(fd), "ready")}, nil
 }
 
-// report writes one JSON line {"port":N} and closes the pipe.
-func (r *readyPipe) report(port int) error {
+// report writes one JSON line (provision.Ready) and closes the pipe.
+func (r *readyPipe) report(ready provision.Ready) error {
 	if r == nil {
 		return nil
 	}
 	defer r.f.Close()
-	b, _ := json.Marshal(struct {
-		Port int `json:"port"`
-	}{port})
+	b, _ := json.Marshal(ready)
 	_, err := r.f.Write(append(b, '\n'))
 	return err
 }

@@ -57,6 +57,7 @@ type globalOptions struct {
 	noDialog    bool           // --no-consent-dialog
 	links       bool           // --capture-links
 	console     string         // the operator console's address (serve --console); "" for none
+	controlPath string         // the control socket's path (serve --control-socket); "" picks one
 	retention   retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
 	safety      safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
 
@@ -166,7 +167,7 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	if err != nil {
 		return daemon.Config{}, usageError{fmt.Errorf("--desktop: %w", err)}
 	}
-	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log, Console: g.console,
+	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log, Console: g.console, ControlSocket: g.controlPath,
 		Screen: headless.Options{Kind: kind, Width: w, Height: h, Depth: depth, NoGLX: g.noGLX, XWayland: g.xwayland}}
 	if g.xwayland && kind != headless.Wayland {
 		return daemon.Config{}, usageError{fmt.Errorf("--xwayland: only with --desktop wayland (the private sway desktop)")}

@@ -19,6 +19,7 @@ import (
 	"github.com/mcec/mcec/internal/console"
 	"github.com/mcec/mcec/internal/control"
 	"github.com/mcec/mcec/internal/dispatch"
+	"github.com/mcec/mcec/internal/provision"
 	"github.com/mcec/mcec/internal/transport"
 )
 
@@ -76,6 +77,8 @@ mcec call and mcec mcp --server find it. --no-token serves loopback without one.
 	cmd.Flags().IntVar(&o.consolePort, "console-port", console.DefaultPort, "TCP port of the operator console (with --console; loopback only)")
 	cmd.Flags().IntVar(&o.readyFD, "ready-fd", 0, "write {\"port\":N} to this inherited descriptor once listening (used by provision-session)")
 	_ = cmd.Flags().MarkHidden("ready-fd")
+	cmd.Flags().StringVar(&g.controlPath, "control-socket", "", "listen for the operator's commands on this socket (used by provision-session: an instance's socket lives in its directory, so mcec rearm finds only the operator's own servers)")
+	_ = cmd.Flags().MarkHidden("control-socket")
 	cmd.Flags().StringSliceVar(&o.hostNames, "host-name", splitList(os.Getenv("MCEC_HOST_NAMES")),
 		"a DNS name clients reach this server by, accepted in Host like its addresses (repeatable or comma-separated; env MCEC_HOST_NAMES)")
 	return cmd
@@ -128,7 +131,12 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 		return err
 	}
 	defer d.Close()
-	if d.Console != nil {
+	switch {
+	case d.Console != nil && o.readyFD > 0:
+		// A provisioned instance: its stderr is a log file, and the link must be in no file an
+		// agent's process could read. The provisioning server's console mints one when asked.
+		fmt.Fprintf(st.err, "mcec: operator console at http://%s; open it from the provisioning server's console\n", d.Console.Addr())
+	case d.Console != nil:
 		// The terminal is the operator's; the link is in no file an agent's process could read.
 		fmt.Fprintf(st.err, "mcec: operator console at http://%s; log in (once, within 5 minutes) at %s\n",
 			d.Console.Addr(), d.Console.LoginURL())
@@ -159,7 +167,13 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	}
 	return serveHTTP(ctx, d.Dispatcher, func() *mcp.Server { return d.MCPServer("http") }, ln,
 		transport.HTTPOptions{Door: door, Log: log, Ready: d.Ready, HostNames: o.hostNames}, func() error {
-			if err := ready.report(door.Port); err != nil {
+			report := provision.Ready{Port: door.Port}
+			if d.Console != nil {
+				// The provisioning server's console opens this one's through the control socket.
+				report.ConsolePort = d.Console.Port()
+				report.Control = d.Control.Path()
+			}
+			if err := ready.report(report); err != nil {
 				return fmt.Errorf("--ready-fd: %w", err)
 			}
 			return nil

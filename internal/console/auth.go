@@ -18,8 +18,8 @@ const (
 	linkLife = 5 * time.Minute
 	// sessionLife is how long an operator's browser session lasts without a new login.
 	sessionLife = 12 * time.Hour
-	// cookieName carries the operator's session.
-	cookieName = "mcec-console"
+	// cookiePrefix and the console's port name the cookie carrying the operator's session.
+	cookiePrefix = "mcec-console-"
 )
 
 // credentials holds the unused login links and the live operator sessions, by the SHA-256 of

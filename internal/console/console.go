@@ -62,7 +62,10 @@ type Options struct {
 	Hands Hands
 	// Review lists the recorded sessions and serves their trace viewer; nil: no review.
 	Review Review
-	Log    *slog.Logger
+	// Fleet lists the isolated instances this server provisioned and opens their consoles;
+	// nil: no fleet panel.
+	Fleet Fleet
+	Log   *slog.Logger
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
 }
@@ -116,6 +119,10 @@ func New(opts Options) *Server {
 		s.mux.HandleFunc("GET /api/sessions", s.operator(s.sessions))
 		s.mux.HandleFunc("GET /view/{name}", s.operator(s.view))
 	}
+	if opts.Fleet != nil {
+		s.mux.HandleFunc("GET /api/fleet", s.operator(s.fleet))
+		s.mux.HandleFunc("GET /fleet/{id}", s.operator(s.openInstance))
+	}
 	if opts.Consent != nil {
 		s.mux.HandleFunc("POST /api/answer", s.operator(s.samePage(s.answer)))
 		s.mux.HandleFunc("POST /api/revoke", s.operator(s.samePage(s.revoke)))
@@ -154,6 +161,9 @@ func (s *Server) Listen(addr string) error {
 
 // Addr is the address served ("127.0.0.1:5152").
 func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Port is the TCP port served.
+func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
 
 // PageURL is the console's page, with no credential in it: it opens for a browser that logged in.
 func (s *Server) PageURL() string { return "http://" + s.Addr() + "/" }
@@ -204,7 +214,7 @@ func (s *Server) ownHost(host string) bool {
 	if err != nil || s.ln == nil {
 		return false
 	}
-	if port := strconv.Itoa(s.ln.Addr().(*net.TCPAddr).Port); p != port {
+	if port := strconv.Itoa(s.Port()); p != port {
 		return false
 	}
 	if h == "localhost" {
@@ -214,10 +224,16 @@ func (s *Server) ownHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// cookieName is the session cookie's name. Cookies are per host, not per port: a console of an
+// instance on another port of 127.0.0.1 would otherwise replace this one's.
+func (s *Server) cookieName() string {
+	return cookiePrefix + strconv.Itoa(s.Port())
+}
+
 // operator lets only a logged-in operator through.
 func (s *Server) operator(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		c, err := r.Cookie(cookieName)
+		c, err := r.Cookie(s.cookieName())
 		if err != nil || !s.creds.valid(c.Value) {
 			http.Error(w, "log in first: open the link `mcec console-url` prints (it works once, for five minutes)", http.StatusUnauthorized)
 			return
@@ -245,7 +261,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this login link is unknown, used or expired: run `mcec console-url` for a new one", http.StatusUnauthorized)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: session, Path: "/", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: session, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(sessionLife / time.Second)})
 	s.log.Info("console: operator logged in", "remote", r.RemoteAddr)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
@@ -269,6 +285,8 @@ type State struct {
 	LiveStats *LiveCount `json:"liveStats,omitempty"`
 	// Review: GET /api/sessions lists the recorded sessions and /view/{name} shows one.
 	Review bool `json:"review,omitempty"`
+	// Fleet: GET /api/fleet lists the isolated instances and /fleet/{id} opens one's console.
+	Fleet bool `json:"fleet,omitempty"`
 	// Rearmed answers POST /api/rearm: whether it was stopped.
 	Rearmed bool `json:"rearmed,omitempty"`
 }
@@ -278,7 +296,7 @@ func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) current() State {
-	st := State{EmergencyStop: s.opts.Stop.Status(), Live: s.opts.Screen != nil, Review: s.opts.Review != nil}
+	st := State{EmergencyStop: s.opts.Stop.Status(), Live: s.opts.Screen != nil, Review: s.opts.Review != nil, Fleet: s.opts.Fleet != nil}
 	if st.Live {
 		grabs, frames := s.LiveStats()
 		st.LiveStats = &LiveCount{Grabs: grabs, Frames: frames}

@@ -134,7 +134,7 @@ func TestLogin(t *testing.T) {
 		if code, _ := get(t, browser(t), base+"/login?t="+secret()); code != http.StatusUnauthorized {
 			t.Errorf("made-up link: %d", code)
 		}
-		if code, _ := get(t, browser(t), base+"/api/state", "Cookie", cookieName+"="+secret()); code != http.StatusUnauthorized {
+		if code, _ := get(t, browser(t), base+"/api/state", "Cookie", s.cookieName()+"="+secret()); code != http.StatusUnauthorized {
 			t.Errorf("made-up cookie: %d", code)
 		}
 	})

@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"github.com/mcec/mcec/internal/console"
+	"github.com/mcec/mcec/internal/control"
+	"github.com/mcec/mcec/internal/provision"
 )
 
 // ConsoleURL answers the control operation console-url (mcec console-url decodes it).
@@ -17,8 +19,12 @@ type ConsoleURL struct {
 // console-url on the control socket, the one way to a login link besides the start-up banner.
 func (d *Daemon) startConsole(addr string) error {
 	if addr != "" {
-		c := console.New(console.Options{Stop: d.Stop, Consent: d.Consent, Control: d.Takeover, Hands: d.opGate,
-			Screen: consoleScreen{d.Desktop}, Review: review{root: d.Evidence.Root(), recorder: d.Evidence}, Log: d.log})
+		opts := console.Options{Stop: d.Stop, Consent: d.Consent, Control: d.Takeover, Hands: d.opGate,
+			Screen: consoleScreen{d.Desktop}, Review: review{root: d.Evidence.Root(), recorder: d.Evidence}, Log: d.log}
+		if d.Provision != nil {
+			opts.Fleet = fleet{d.Provision}
+		}
+		c := console.New(opts)
 		if err := c.Listen(addr); err != nil {
 			return err
 		}
@@ -33,4 +39,35 @@ func (d *Daemon) startConsole(addr string) error {
 		return ConsoleURL{URL: d.Console.LoginURL()}, nil
 	})
 	return nil
+}
+
+// fleet is the console's view of the instances this server provisioned.
+type fleet struct{ m *provision.Manager }
+
+func (f fleet) Instances() []console.Instance {
+	list := f.m.List()
+	out := make([]console.Instance, 0, len(list))
+	for _, i := range list {
+		out = append(out, console.Instance{ID: i.ID, Started: i.Started, PID: i.PID, Port: i.Port, Console: i.Control != ""})
+	}
+	return out
+}
+
+// LoginURL asks the instance's own control socket for a login link, as `mcec console-url` asks
+// this server's: the link is minted there and is good once, for that console only.
+func (f fleet) LoginURL(ctx context.Context, id string) (string, error) {
+	for _, i := range f.m.List() {
+		if i.ID != id {
+			continue
+		}
+		if i.Control == "" {
+			return "", errors.New("it serves no console")
+		}
+		var ans ConsoleURL
+		if err := control.Call(ctx, i.Control, "console-url", nil, &ans); err != nil {
+			return "", err
+		}
+		return ans.URL, nil
+	}
+	return "", console.ErrNoInstance
 }

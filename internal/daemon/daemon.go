@@ -215,6 +215,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		if popt.SessionsDir == "" {
 			popt.SessionsDir = dir
 		}
+		// An operator who watches this server's desktop watches the instances its agents
+		// provision too: each gets a console, which this one's lists and opens.
+		popt.Console = popt.Console || cfg.Console != ""
 		if d.Provision, err = provision.NewManager(popt); err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ package provision
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -20,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +46,10 @@ const (
 	// reapInterval is how often a running manager looks for stale instances.
 	reapInterval = 10 * time.Minute
 )
+
+// maxSocketPath is the longest Unix socket path every platform takes (sun_path is 104 bytes on
+// the BSDs, 108 on Linux, both counting the terminating NUL).
+const maxSocketPath = 103
 
 // EnvInstance marks an instance's process environment with its id; the reaper kills a
 // recorded pid only when /proc/PID/environ still carries the mark (the pid may have been reused).
@@ -76,6 +82,9 @@ type Options struct {
 	Launch []string
 	// ServeArgs are further flags for `mcec serve` (e.g. --no-glx, --screen).
 	ServeArgs []string
+	// Console starts each instance with an operator console of its own on a free loopback port
+	// (the provisioning server's console lists them and opens theirs; issue 25's fleet).
+	Console bool
 	// Env is the base environment of instances (default os.Environ()); the display, the bus
 	// and every MCEC_* variable are removed from it.
 	Env          []string
@@ -107,6 +116,22 @@ type Instance struct {
 	Started time.Time
 	Dir     string
 	Binary  string
+	// ConsolePort and Control: its operator console's port and its control socket (the way to
+	// a login link for that console); zero without Options.Console.
+	ConsolePort int
+	Control     string
+}
+
+// Info is a live instance as the operator's console lists it: never its token.
+type Info struct {
+	ID          string
+	PID         int
+	Port        int
+	Started     time.Time
+	ConsolePort int
+	Control     string
+	// Warm: started for the warm pool, not handed to an agent yet.
+	Warm bool
 }
 
 // BaseURL is http://127.0.0.1:PORT.
@@ -124,6 +149,9 @@ type record struct {
 	Started   time.Time `json:"started"`
 	TokenHash string    `json:"tokenSha256"`
 	ParentPID int       `json:"parentPid"`
+	// ConsolePort and Control: see Instance.
+	ConsolePort int    `json:"consolePort,omitempty"`
+	Control     string `json:"control,omitempty"`
 }
 
 const recordFile = "instance.json"
@@ -220,6 +248,26 @@ func (m *Manager) Pooled() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.pool)
+}
+
+// List is the live instances, oldest first.
+func (m *Manager) List() []Info {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	warm := map[string]bool{}
+	for _, inst := range m.pool {
+		warm[inst.ID] = true
+	}
+	out := make([]Info, 0, len(m.live))
+	for id, r := range m.live {
+		if isDone(r.done) {
+			continue // died; the next Reap or End clears it away
+		}
+		out = append(out, Info{ID: id, PID: r.rec.PID, Port: r.rec.Port, Started: r.rec.Started,
+			ConsolePort: r.rec.ConsolePort, Control: r.rec.Control, Warm: warm[id]})
+	}
+	slices.SortFunc(out, func(a, b Info) int { return cmp.Or(a.Started.Compare(b.Started), strings.Compare(a.ID, b.ID)) })
+	return out
 }
 
 // MaxInstances is the concurrent instance limit.
@@ -365,6 +413,14 @@ func (m *Manager) start(ctx context.Context) (Instance, error) {
 	if m.opt.SessionsDir != "" {
 		args = append(args, "--sessions-dir", m.opt.SessionsDir)
 	}
+	if sock := filepath.Join(dir, "control.sock"); len(sock) <= maxSocketPath {
+		// In its own directory, not beside the operator's servers' sockets: `mcec rearm` and
+		// `mcec consent` then find the operator's server alone, and the reaper removes it.
+		args = append(args, "--control-socket", sock)
+	}
+	if m.opt.Console {
+		args = append(args, "--console", "--console-port", "0")
+	}
 	for _, l := range m.opt.Launch {
 		args = append(args, "--launch", l)
 	}
@@ -389,11 +445,15 @@ func (m *Manager) start(ctx context.Context) (Instance, error) {
 		return fail(r, "write %s: %v", recordFile, err)
 	}
 
-	port, err := readReady(ctx, readyR, deadline)
+	ready, err := readReady(ctx, readyR, deadline)
+	if err == nil && m.opt.Console && (ready.ConsolePort == 0 || ready.Control == "") {
+		err = fmt.Errorf("its readiness report names no console (%+v)", ready)
+	}
 	if err != nil {
 		return fail(r, "%v", err)
 	}
-	r.rec.Port = port
+	port := ready.Port
+	r.rec.Port, r.rec.ConsolePort, r.rec.Control = port, ready.ConsolePort, ready.Control
 	if err := writeRecord(dir, r.rec); err != nil {
 		return fail(r, "write %s: %v", recordFile, err)
 	}
@@ -405,19 +465,24 @@ func (m *Manager) start(ctx context.Context) (Instance, error) {
 	m.live[id] = r
 	m.mu.Unlock()
 	m.log.Info("instance provisioned", "instance", id, "pid", r.rec.PID, "port", port)
-	return Instance{ID: id, Token: token, Port: port, PID: r.rec.PID, Started: r.rec.Started, Dir: dir, Binary: m.opt.Binary}, nil
+	return Instance{ID: id, Token: token, Port: port, PID: r.rec.PID, Started: r.rec.Started, Dir: dir, Binary: m.opt.Binary,
+		ConsolePort: ready.ConsolePort, Control: ready.Control}, nil
 }
 
-// readyLine is what `mcec serve --ready-fd` writes once it listens.
-type readyLine struct {
+// Ready is the line `mcec serve --ready-fd` writes once it serves.
+type Ready struct {
 	Port int `json:"port"`
+	// ConsolePort and Control: its operator console's port and its control socket, when it
+	// serves a console.
+	ConsolePort int    `json:"consolePort,omitempty"`
+	Control     string `json:"control,omitempty"`
 }
 
 // readReady waits for the instance's readiness line. EOF means the instance exited (or closed
 // the pipe) without serving.
-func readReady(ctx context.Context, r *os.File, deadline time.Time) (int, error) {
+func readReady(ctx context.Context, r *os.File, deadline time.Time) (Ready, error) {
 	if err := r.SetReadDeadline(deadline); err != nil {
-		return 0, err
+		return Ready{}, err
 	}
 	stop := context.AfterFunc(ctx, func() { _ = r.SetReadDeadline(time.Now()) })
 	defer stop()
@@ -425,17 +490,18 @@ func readReady(ctx context.Context, r *os.File, deadline time.Time) (int, error)
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		if ctx.Err() != nil {
-			return 0, fmt.Errorf("cancelled while the instance started: %w", ctx.Err())
+			return Ready{}, fmt.Errorf("cancelled while the instance started: %w", ctx.Err())
 		}
-		return 0, errors.New("no readiness report before the start deadline")
+		return Ready{}, errors.New("no readiness report before the start deadline")
 	case err != nil:
-		return 0, errors.New("the instance exited before it served")
+		return Ready{}, errors.New("the instance exited before it served")
 	}
-	var rl readyLine
-	if err := json.Unmarshal([]byte(line), &rl); err != nil || rl.Port <= 0 || rl.Port > 65535 {
-		return 0, fmt.Errorf("malformed readiness report %q", strings.TrimSpace(line))
+	var rl Ready
+	if err := json.Unmarshal([]byte(line), &rl); err != nil || rl.Port <= 0 || rl.Port > 65535 ||
+		rl.ConsolePort < 0 || rl.ConsolePort > 65535 || (rl.Control != "" && !filepath.IsAbs(rl.Control)) {
+		return Ready{}, fmt.Errorf("malformed readiness report %q", strings.TrimSpace(line))
 	}
-	return rl.Port, nil
+	return rl, nil
 }
 
 // EndResult says what End did.

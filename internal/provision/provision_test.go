@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -212,6 +213,9 @@ func TestReadReady(t *testing.T) {
 		{"ok", "{\"port\":40123}\n", true, 40123, ""},
 		{"eof", "", true, 0, "exited before it served"},
 		{"malformed", "port 5\n", true, 0, "malformed"},
+		{"with a console", "{\"port\":40123,\"consolePort\":40124,\"control\":\"/run/user/0/mcec/control-9-1.sock\"}\n", true, 40123, ""},
+		{"a relative control socket", "{\"port\":40123,\"consolePort\":40124,\"control\":\"control.sock\"}\n", true, 0, "malformed"},
+		{"a console port out of range", "{\"port\":40123,\"consolePort\":70000}\n", true, 0, "malformed"},
 		{"deadline", "", false, 0, "deadline"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -227,7 +231,8 @@ func TestReadReady(t *testing.T) {
 			if c.close {
 				w.Close()
 			}
-			port, err := readReady(context.Background(), r, time.Now().Add(200*time.Millisecond))
+			ready, err := readReady(context.Background(), r, time.Now().Add(200*time.Millisecond))
+			port := ready.Port
 			if port != c.want || (c.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.wantErr)) {
 				t.Errorf("readReady = %d, %v; want %d, %q", port, err, c.want, c.wantErr)
 			}
@@ -408,5 +413,82 @@ exec sleep 300
 				t.Errorf("instance pid %d still runs after Close", pid)
 			}
 		}
+	}
+}
+
+// TestConsoleInstances: with Console, an instance is asked for a console and a control socket of
+// its own (in its directory), its readiness report must name both, and List shows them, never
+// the token; an instance that reports no console does not count as started.
+func TestConsoleInstances(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake-mcec")
+	// It reports what it was asked for: the socket path after --control-socket, port 4243 for
+	// a console when --console is among its arguments.
+	script := `#!/bin/sh
+echo "$@" > "` + dir + `/args-$MCEC_INSTANCE"
+sock=""; console=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --control-socket) sock="$2"; shift ;;
+    --console) console=yes ;;
+  esac
+  shift
+done
+if [ -n "$console" ]; then
+  echo "{\"port\":4242,\"consolePort\":4243,\"control\":\"$sock\"}" >&3
+else
+  echo '{"port":4242}' >&3
+fi
+exec sleep 300
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	start := func(console bool) (*Manager, Instance, error) {
+		m, err := NewManager(Options{Binary: fake, Dir: filepath.Join(dir, "instances"), Console: console,
+			Grace: 5 * time.Second, StartTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		inst, err := m.Provision(context.Background())
+		return m, inst, err
+	}
+	m, inst, err := start(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(inst.Dir, "control.sock"); inst.Control != want || inst.ConsolePort != 4243 {
+		t.Errorf("instance: control %q console port %d; want %q and 4243", inst.Control, inst.ConsolePort, want)
+	}
+	args, _ := os.ReadFile(filepath.Join(dir, "args-"+inst.ID))
+	if !strings.Contains(string(args), "--console --console-port 0") {
+		t.Errorf("started with %q: no --console --console-port 0", args)
+	}
+	list := m.List()
+	if len(list) != 1 || list[0].ID != inst.ID || list[0].Control != inst.Control || list[0].ConsolePort != 4243 || list[0].Warm {
+		t.Errorf("List = %+v", list)
+	}
+	if b, _ := json.Marshal(list); strings.Contains(string(b), inst.Token) {
+		t.Errorf("List shows the token: %s", b)
+	}
+
+	// Without Console, the same report must not be required, and no console is asked for.
+	_, plain, err := start(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.ConsolePort != 0 || plain.Control != "" {
+		t.Errorf("an instance without a console: %+v", plain)
+	}
+
+	// Asked for a console, an instance whose report names none did not start right.
+	silent := filepath.Join(dir, "silent-mcec")
+	if err := os.WriteFile(silent, []byte("#!/bin/sh\necho '{\"port\":4242}' >&3\nexec sleep 300\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake = silent
+	if _, _, err := start(true); !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "names no console") {
+		t.Errorf("an instance that reports no console: %v, want ErrStart", err)
 	}
 }

@@ -3,7 +3,8 @@
 // drives through the façade. cmd/mcec's TestConsoleInChromium starts the server and this file
 // (node --test) with MCEC_CONSOLE_LOGIN (the one-time login link), MCEC_BASE and MCEC_TOKEN (the
 // agents' server and bearer token), MCEC_BIN (the mcec binary) and MCEC_SESSIONS_DIR (the
-// server's sessions directory, for `mcec view`).
+// server's sessions directory, for `mcec view`) and MCEC_RUNTIME_DIR (its runtime directory, where
+// provisioned instances keep their logs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
-const { MCEC_CONSOLE_LOGIN: login, MCEC_BASE: base, MCEC_TOKEN: token, MCEC_BIN: mcec, MCEC_SESSIONS_DIR: sessionsDir } = process.env;
+const { MCEC_CONSOLE_LOGIN: login, MCEC_BASE: base, MCEC_TOKEN: token, MCEC_BIN: mcec, MCEC_SESSIONS_DIR: sessionsDir,
+  MCEC_RUNTIME_DIR: runtimeDir } = process.env;
 
 async function agent(tool, args = {}) {
   const r = await fetch(`${base}/v1/tools/${tool}`, {
@@ -186,6 +188,42 @@ test('an operator watches live, stops, approves, takes over and re-arms mcec fro
     assert.match(await viewer.locator('#verdict').innerText(), /BROKEN: tool-calls.jsonl line \d+/);
     assert.ok(await viewer.locator('#timeline tr.tampered').count() > 0, 'no row is marked as after the break');
     await viewer.close();
+  });
+
+  await t.test("an isolated instance an agent provisions is listed, and its own console opens from here", async () => {
+    const prov = await agent('provision-session');
+    assert.equal(prov.ok, true, JSON.stringify(prov.error));
+    const inst = prov.result;
+    try {
+      const link = page.locator(`#fleet tr[data-instance="${inst.sessionId}"] a`);
+      await link.waitFor();
+      const [other] = await Promise.all([page.waitForEvent('popup'), link.click()]);
+      await other.waitForLoadState();
+      assert.equal(await other.title(), 'mcec console');
+      await other.waitForSelector('#state.armed');
+      assert.notEqual(new URL(other.url()).port, new URL(page.url()).port, "the instance's console is this one");
+      // The instance's own narration shows a call made on the instance, not here.
+      const r = await fetch(`${inst.facadeUrl}/windows`, {
+        method: 'POST', headers: { Authorization: `Bearer ${inst.token}`, 'Content-Type': 'application/json' }, body: '{}',
+      });
+      assert.equal(r.status, 200);
+      await other.locator('#calls tr[data-tool="windows"]').first().waitFor();
+      // The instance's login links live only in memory: none is in a file (its log among them).
+      if (runtimeDir) {
+        for (const f of readdirSync(runtimeDir, { recursive: true, withFileTypes: true })) {
+          if (!f.isFile()) continue;
+          const path = join(f.parentPath, f.name);
+          assert.ok(!readFileSync(path, 'latin1').includes('/login?t='), `${path} holds a console login link`);
+        }
+      }
+      await other.close();
+      // Logging in there did not log the operator out here.
+      assert.equal(await page.evaluate(async () => (await fetch('/api/state')).status), 200);
+    } finally {
+      const ended = await agent('end-session', { sessionId: inst.sessionId, token: inst.token });
+      assert.equal(ended.ok, true, JSON.stringify(ended.error));
+    }
+    await page.locator(`#fleet tr[data-instance="${inst.sessionId}"]`).waitFor({ state: 'detached' });
   });
 
   await t.test('the credentials are kept apart', async () => {
