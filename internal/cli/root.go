@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcec/mcec/internal/console"
 	"github.com/mcec/mcec/internal/daemon"
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/heldinput"
@@ -54,12 +55,16 @@ type globalOptions struct {
 	logLevel    string
 	commands    string // the raw commands file (commands.toml)
 	launch      []string
-	noDialog    bool           // --no-consent-dialog
-	links       bool           // --capture-links
-	console     string         // the operator console's address (serve --console); "" for none
-	controlPath string         // the control socket's path (serve --control-socket); "" picks one
-	retention   retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
-	safety      safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
+	noDialog    bool   // --no-consent-dialog
+	links       bool   // --capture-links
+	console     string // the operator console's address (serve --console); "" for none
+	controlPath string // the control socket's path (serve --control-socket); "" picks one
+	// consoleKey, consoleHosts and consolePeers: serve's console beyond loopback (consolekey.go).
+	consoleKey   []byte
+	consoleHosts []string
+	consolePeers []console.Peer
+	retention    retentionFlags // --sessions-max-age, --sessions-max-bytes (retention.go)
+	safety       safetyFlags    // --config, --allow-agent, --allow-all (safety.go)
 
 	provisionWarm int // --provision-warm: instances the provisioning manager keeps started ahead
 }
@@ -137,7 +142,7 @@ on exit. In a sway, KDE Plasma or GNOME session it attaches to the compositor.`,
 	pf.StringArrayVar(&g.launch, "launch", nil, "program to start inside the desktop at start-up, e.g. --launch gtk3-widget-factory (repeatable; split on spaces)")
 	root.AddCommand(newMCPCmd(g, st), newServeCmd(g, st), newCallCmd(g, st), newDesktopCmd(g, st),
 		newDoctorCmd(g, st), newAgentGuideCmd(st), newVersionCmd(st), newBundleCmd(g, st), newViewCmd(g, st), newReplayCmd(g, st), newConsentCmd(st),
-		newRearmCmd(st), newEmergencyStopCmd(st), newConsoleURLCmd(st), newSetupCmd(st))
+		newRearmCmd(st), newEmergencyStopCmd(st), newConsoleURLCmd(st), newConsoleKeyCmd(st), newSetupCmd(st))
 	return root
 }
 
@@ -168,6 +173,7 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 		return daemon.Config{}, usageError{fmt.Errorf("--desktop: %w", err)}
 	}
 	cfg := daemon.Config{Headless: g.headless, SessionsDir: g.sessionsDir, Logger: log, Console: g.console, ControlSocket: g.controlPath,
+		ConsoleKeySHA256: g.consoleKey, ConsoleHostNames: g.consoleHosts, ConsolePeers: g.consolePeers,
 		Screen: headless.Options{Kind: kind, Width: w, Height: h, Depth: depth, NoGLX: g.noGLX, XWayland: g.xwayland}}
 	if g.xwayland && kind != headless.Wayland {
 		return daemon.Config{}, usageError{fmt.Errorf("--xwayland: only with --desktop wayland (the private sway desktop)")}

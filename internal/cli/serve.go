@@ -35,9 +35,12 @@ type serveOptions struct {
 	readyFD int // --ready-fd (ready.go): report the bound port to a provisioning server
 	// hostNames are DNS names clients may put in Host (a pod's and its Services' names).
 	hostNames []string
-	// The operator console (internal/console).
-	console     bool
-	consolePort int
+	// The operator console (internal/console; consolekey.go).
+	console        bool
+	consolePort    int
+	consoleBind    string
+	consoleKeyFile string
+	consolePeers   []string
 }
 
 func newServeCmd(g *globalOptions, st *streams) *cobra.Command {
@@ -73,8 +76,11 @@ mcec call and mcec mcp --server find it. --no-token serves loopback without one.
 	boolVar(cmd.Flags(), &g.safety.tcp, "tcp", "also serve the raw-command line protocol over TCP (env MCEC_TCP, [tcp] in config.toml; docs/raw-commands.md)")
 	cmd.Flags().IntVar(&o.tcpPort, "tcp-port", 5150, "TCP port of the line protocol (with --tcp)")
 	cmd.Flags().StringVar(&o.tcpBind, "tcp-bind", "127.0.0.1", "address of the line protocol (loopback only)")
-	cmd.Flags().BoolVar(&o.console, "console", false, "also serve the operator console (watch the desktop and the calls, Stop and Re-arm, answer consent questions and revoke grants, take control and drive the desktop, hand back) on 127.0.0.1:--console-port; log in with the link printed at start or by mcec console-url")
-	cmd.Flags().IntVar(&o.consolePort, "console-port", console.DefaultPort, "TCP port of the operator console (with --console; loopback only)")
+	cmd.Flags().BoolVar(&o.console, "console", false, "also serve the operator console (watch the desktop and the calls, Stop and Re-arm, answer consent questions and revoke grants, take control and drive the desktop, hand back, open the consoles of provisioned instances) on --console-bind:--console-port; log in with the link printed at start or by mcec console-url, or with the operator key")
+	cmd.Flags().IntVar(&o.consolePort, "console-port", envInt("MCEC_CONSOLE_PORT", console.DefaultPort), "TCP port of the operator console (with --console; env MCEC_CONSOLE_PORT)")
+	cmd.Flags().StringVar(&o.consoleBind, "console-bind", envOr("MCEC_CONSOLE_BIND", "127.0.0.1"), "address of the operator console; anything but loopback needs --console-key-sha256-file (env MCEC_CONSOLE_BIND)")
+	cmd.Flags().StringVar(&o.consoleKeyFile, "console-key-sha256-file", os.Getenv("MCEC_CONSOLE_KEY_SHA256_FILE"), "a file holding the hex SHA-256 of an operator key that logs in to the console through a form, as well as the one-time links (mcec console-key makes a pair; env MCEC_CONSOLE_KEY_SHA256_FILE)")
+	cmd.Flags().StringSliceVar(&o.consolePeers, "console-peer", splitList(os.Getenv("MCEC_CONSOLE_PEERS")), "NAME=URL of another console the fleet panel links to (repeatable or comma-separated; env MCEC_CONSOLE_PEERS)")
 	cmd.Flags().IntVar(&o.readyFD, "ready-fd", 0, "write {\"port\":N} to this inherited descriptor once listening (used by provision-session)")
 	_ = cmd.Flags().MarkHidden("ready-fd")
 	cmd.Flags().StringVar(&g.controlPath, "control-socket", "", "listen for the operator's commands on this socket (used by provision-session: an instance's socket lives in its directory, so mcec rearm finds only the operator's own servers)")
@@ -122,7 +128,9 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 		if o.consolePort < 0 || o.consolePort > 65535 {
 			return usageError{fmt.Errorf("--console-port %d: want 0-65535", o.consolePort)}
 		}
-		g.console = net.JoinHostPort("127.0.0.1", strconv.Itoa(o.consolePort))
+		if err := o.consoleAccess(g); err != nil {
+			return err
+		}
 	}
 	ctx, exit := context.WithCancel(ctx) // mcec:exit on the line protocol ends the server cleanly
 	defer exit()
@@ -135,11 +143,11 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	case d.Console != nil && o.readyFD > 0:
 		// A provisioned instance: its stderr is a log file, and the link must be in no file an
 		// agent's process could read. The provisioning server's console mints one when asked.
-		fmt.Fprintf(st.err, "mcec: operator console at http://%s; open it from the provisioning server's console\n", d.Console.Addr())
+		fmt.Fprintf(st.err, "mcec: operator console at %s; open it from the provisioning server's console\n", d.Console.PageURL())
 	case d.Console != nil:
 		// The terminal is the operator's; the link is in no file an agent's process could read.
-		fmt.Fprintf(st.err, "mcec: operator console at http://%s; log in (once, within 5 minutes) at %s\n",
-			d.Console.Addr(), d.Console.LoginURL())
+		fmt.Fprintf(st.err, "mcec: operator console at %s (bound to %s); log in (once, within 5 minutes) at %s\n",
+			d.Console.PageURL(), d.Console.Addr(), d.Console.LoginURL())
 	}
 	stopLines, err := startLineServer(d, o, log, st.err, exit)
 	if err != nil {

@@ -69,9 +69,22 @@ func (c *credentials) redeem(link string) (session string, ok bool) {
 		return "", false
 	}
 	delete(c.links, k)
-	session = secret()
+	return c.addSession(), true
+}
+
+// newSession starts a session without a link (the operator's key was checked).
+func (c *credentials) newSession() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sweep()
+	return c.addSession()
+}
+
+// addSession mints a session secret; c.mu is held.
+func (c *credentials) addSession() string {
+	session := secret()
 	c.sessions[digest(session)] = c.now().Add(sessionLife)
-	return session, true
+	return session
 }
 
 // valid reports whether session is a live operator session.

@@ -19,6 +19,7 @@ package console
 
 import (
 	"context"
+	"crypto/sha256"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -65,7 +66,15 @@ type Options struct {
 	// Fleet lists the isolated instances this server provisioned and opens their consoles;
 	// nil: no fleet panel.
 	Fleet Fleet
-	Log   *slog.Logger
+	// Peers are other consoles the fleet panel links to (the other pods of a Helm release).
+	Peers []Peer
+	// KeySHA256 is the SHA-256 of an operator key that logs in through a form (keylogin.go);
+	// without it the console serves loopback only and logs in by one-time links.
+	KeySHA256 []byte
+	// HostNames are the DNS names a console served beyond loopback is reached by, accepted in
+	// Host besides IP addresses.
+	HostNames []string
+	Log       *slog.Logger
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
 }
@@ -75,12 +84,15 @@ type Server struct {
 	opts  Options
 	log   *slog.Logger
 	creds *credentials
+	keys  *keyLogin // nil: no key login
 	narr  *narrator
 	mux   *http.ServeMux
 	live  liveStats
 
-	ln   net.Listener
-	http *http.Server
+	ln net.Listener
+	// network: served beyond loopback, with key login (keylogin.go).
+	network bool
+	http    *http.Server
 	// endStreams cancels every request's context at Close, so event streams end at once
 	// instead of holding Shutdown to its deadline.
 	endStreams context.CancelFunc
@@ -99,8 +111,12 @@ func New(opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, log: log, creds: newCredentials(opts.Now), narr: newNarrator(), mux: http.NewServeMux()}
+	if len(opts.KeySHA256) == sha256.Size {
+		s.keys = &keyLogin{hash: [32]byte(opts.KeySHA256), now: opts.Now}
+		s.mux.HandleFunc("POST /login", s.samePage(s.keyLoginPost))
+	}
 	s.mux.HandleFunc("GET /{$}", s.operator(s.servePage))
-	s.mux.HandleFunc("GET /login", s.login)
+	s.mux.HandleFunc("GET /login", s.loginPage)
 	s.mux.HandleFunc("GET /api/state", s.operator(s.state))
 	s.mux.HandleFunc("GET /api/events", s.operator(s.events))
 	s.mux.HandleFunc("POST /api/stop", s.operator(s.samePage(s.stop)))
@@ -119,7 +135,7 @@ func New(opts Options) *Server {
 		s.mux.HandleFunc("GET /api/sessions", s.operator(s.sessions))
 		s.mux.HandleFunc("GET /view/{name}", s.operator(s.view))
 	}
-	if opts.Fleet != nil {
+	if opts.Fleet != nil || len(opts.Peers) > 0 {
 		s.mux.HandleFunc("GET /api/fleet", s.operator(s.fleet))
 		s.mux.HandleFunc("GET /fleet/{id}", s.operator(s.openInstance))
 	}
@@ -133,15 +149,21 @@ func New(opts Options) *Server {
 // Observer is what the dispatcher tells about every finished call (dispatch.Observer).
 func (s *Server) Observer() dispatch.Observer { return s.narr }
 
-// Listen serves the console on addr, a loopback address ("127.0.0.1:5152"; port 0 picks one).
+// Listen serves the console on addr ("127.0.0.1:5152"; port 0 picks one): a loopback address,
+// or any with an operator key (Options.KeySHA256).
 func (s *Server) Listen(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return err
 	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("console: %s is not a loopback address; the console serves this machine only", host)
+	ip := net.ParseIP(host)
+	switch {
+	case ip == nil:
+		return fmt.Errorf("console: %q is not an IP address", host)
+	case !ip.IsLoopback() && s.keys == nil:
+		return fmt.Errorf("console: %s is not a loopback address: serving the console beyond this machine needs an operator key (--console-key-sha256-file)", host)
 	}
+	s.network = !ip.IsLoopback()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
@@ -162,15 +184,25 @@ func (s *Server) Listen(addr string) error {
 // Addr is the address served ("127.0.0.1:5152").
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
+// urlHost is the host:port of the links this console hands out: its address, or loopback when
+// it serves every interface (no browser reaches 0.0.0.0 or [::]; this machine's always works).
+func (s *Server) urlHost() string {
+	a := s.ln.Addr().(*net.TCPAddr)
+	if a.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
+	}
+	return a.String()
+}
+
 // Port is the TCP port served.
 func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
 
 // PageURL is the console's page, with no credential in it: it opens for a browser that logged in.
-func (s *Server) PageURL() string { return "http://" + s.Addr() + "/" }
+func (s *Server) PageURL() string { return "http://" + s.urlHost() + "/" }
 
 // LoginURL mints a one-time login link, valid for five minutes.
 func (s *Server) LoginURL() string {
-	return "http://" + s.Addr() + "/login?t=" + s.creds.newLink()
+	return "http://" + s.urlHost() + "/login?t=" + s.creds.newLink()
 }
 
 // Close stops serving; live event streams end.
@@ -210,6 +242,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // ownHost reports whether host names this console: its loopback address, or localhost, with its
 // port.
 func (s *Server) ownHost(host string) bool {
+	if s.network {
+		return s.networkHost(host)
+	}
 	h, p, err := net.SplitHostPort(host)
 	if err != nil || s.ln == nil {
 		return false
@@ -235,6 +270,10 @@ func (s *Server) operator(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, err := r.Cookie(s.cookieName())
 		if err != nil || !s.creds.valid(c.Value) {
+			if s.keys != nil && r.Method == http.MethodGet && r.URL.Path == "/" {
+				http.Redirect(w, r, "/login", http.StatusSeeOther)
+				return
+			}
 			http.Error(w, "log in first: open the link `mcec console-url` prints (it works once, for five minutes)", http.StatusUnauthorized)
 			return
 		}
@@ -246,7 +285,8 @@ func (s *Server) operator(next http.HandlerFunc) http.HandlerFunc {
 // Origin with a POST, and another site's page cannot make it ours.
 func (s *Server) samePage(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "http://"+r.Host {
+		// https: a console behind a TLS-terminating Ingress.
+		if o := r.Header.Get("Origin"); o != "http://"+r.Host && o != "https://"+r.Host {
 			http.Error(w, "only the console's own page may do this", http.StatusForbidden)
 			return
 		}
@@ -261,8 +301,18 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this login link is unknown, used or expired: run `mcec console-url` for a new one", http.StatusUnauthorized)
 		return
 	}
+	s.setSession(w, r, session)
+}
+
+// startSession logs the operator in with a new session (key login).
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request) {
+	s.setSession(w, r, s.creds.newSession())
+}
+
+func (s *Server) setSession(w http.ResponseWriter, r *http.Request, session string) {
 	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: session, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, MaxAge: int(sessionLife / time.Second)})
+		SameSite: http.SameSiteStrictMode, MaxAge: int(sessionLife / time.Second),
+		Secure: r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"})
 	s.log.Info("console: operator logged in", "remote", r.RemoteAddr)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
@@ -296,7 +346,8 @@ func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) current() State {
-	st := State{EmergencyStop: s.opts.Stop.Status(), Live: s.opts.Screen != nil, Review: s.opts.Review != nil, Fleet: s.opts.Fleet != nil}
+	st := State{EmergencyStop: s.opts.Stop.Status(), Live: s.opts.Screen != nil, Review: s.opts.Review != nil,
+		Fleet: s.opts.Fleet != nil || len(s.opts.Peers) > 0}
 	if st.Live {
 		grabs, frames := s.LiveStats()
 		st.LiveStats = &LiveCount{Grabs: grabs, Frames: frames}

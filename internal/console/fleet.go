@@ -30,15 +30,26 @@ type Instance struct {
 	Port int `json:"port"`
 	// Console: it serves a console the operator can open.
 	Console bool `json:"console"`
+	// URL is a peer's console (Options.Peers), opened directly; its own login applies.
+	URL string `json:"url,omitempty"`
+}
+
+// Peer is another console the fleet panel links to, as the operator's browser reaches it.
+type Peer struct {
+	Name string
+	URL  string
 }
 
 // fleetLinkTimeout bounds the round trip to an instance's control socket for a login link.
 const fleetLinkTimeout = 5 * time.Second
 
 func (s *Server) fleet(w http.ResponseWriter, _ *http.Request) {
-	list := s.opts.Fleet.Instances()
-	if list == nil {
-		list = []Instance{}
+	list := []Instance{}
+	for _, p := range s.opts.Peers {
+		list = append(list, Instance{ID: p.Name, Console: true, URL: p.URL})
+	}
+	if s.opts.Fleet != nil {
+		list = append(list, s.opts.Fleet.Instances()...)
 	}
 	writeJSON(w, list)
 }
@@ -48,6 +59,10 @@ func (s *Server) fleet(w http.ResponseWriter, _ *http.Request) {
 // cookie's name carries the port, so one does not replace the other on 127.0.0.1). A GET, so a
 // plain link opens it; SameSite=Strict keeps another site's link from using the session.
 func (s *Server) openInstance(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Fleet == nil {
+		http.Error(w, "no such instance: this console lists peers only", http.StatusNotFound)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), fleetLinkTimeout)
 	defer cancel()
 	link, err := s.opts.Fleet.LoginURL(ctx, r.PathValue("id"))

@@ -15,12 +15,14 @@ type ConsoleURL struct {
 	URL string `json:"url"`
 }
 
-// startConsole serves the operator console on addr (none when empty) and registers
-// console-url on the control socket, the one way to a login link besides the start-up banner.
-func (d *Daemon) startConsole(addr string) error {
-	if addr != "" {
+// startConsole serves the operator console on cfg.Console (none when empty) and registers
+// console-url on the control socket, the one way to a login link besides the start-up banner
+// (and the operator key, where one is configured).
+func (d *Daemon) startConsole(cfg Config) error {
+	if addr := cfg.Console; addr != "" {
 		opts := console.Options{Stop: d.Stop, Consent: d.Consent, Control: d.Takeover, Hands: d.opGate,
-			Screen: consoleScreen{d.Desktop}, Review: review{root: d.Evidence.Root(), recorder: d.Evidence}, Log: d.log}
+			Screen: consoleScreen{d.Desktop}, Review: review{root: d.Evidence.Root(), recorder: d.Evidence}, Log: d.log,
+			KeySHA256: cfg.ConsoleKeySHA256, HostNames: cfg.ConsoleHostNames, Peers: cfg.ConsolePeers}
 		if d.Provision != nil {
 			opts.Fleet = fleet{d.Provision}
 		}

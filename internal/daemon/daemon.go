@@ -77,9 +77,15 @@ type Config struct {
 	// CaptureLinks makes capture answer MCP clients with a resource_link to its artifact
 	// instead of inline base64 unless a call says otherwise (--capture-links).
 	CaptureLinks bool
-	// Console, when set, is the loopback address the operator console serves on
-	// ("127.0.0.1:5152"; internal/console); empty: no console.
+	// Console, when set, is the address the operator console serves on ("127.0.0.1:5152";
+	// internal/console); empty: no console. Beyond loopback it needs ConsoleKeySHA256.
 	Console string
+	// ConsoleKeySHA256, ConsoleHostNames and ConsolePeers: a console's operator key (its
+	// hash), the names it is reached by, and the other consoles it links to
+	// (console.Options; a Helm release's pods).
+	ConsoleKeySHA256 []byte
+	ConsoleHostNames []string
+	ConsolePeers     []console.Peer
 	// Desktop, when set, is the backend to serve instead of a real desktop (tests run the
 	// whole daemon over internal/platform/fake): no desktop is started or attached, and
 	// nothing opens a display (no consent dialog, no hotkey listener). The daemon closes it.
@@ -267,7 +273,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err = d.wireEmergencyStop(ctx, cfg.Safety.EmergencyStop, display, cfg.Safety.PhysicalTakeover); err != nil {
 		return nil, err
 	}
-	if err = d.startConsole(cfg.Console); err != nil {
+	if err = d.startConsole(cfg); err != nil {
 		return nil, err
 	}
 
