@@ -40,5 +40,15 @@ elif ! grep -q "token.existingSecret" "$tmp/none"; then
 	echo "helm-test: the chart failed without a token, but not for that reason" >&2
 	fail=1
 fi
+# A console needs its own credential: the chart refuses one without the operator key's hash.
+if "$helm" template golden "$chart" --set token.value=golden-test-token-0123456789 --set console.enabled=true \
+	--set console.keySha256=not-a-hash >"$tmp/console" 2>&1; then
+	echo "helm-test: the chart rendered a console without the operator key's hash" >&2
+	fail=1
+elif ! grep -q "console.keySha256" "$tmp/console"; then
+	cat "$tmp/console"
+	echo "helm-test: the chart failed without the console's hash, but not for that reason" >&2
+	fail=1
+fi
 [ $fail -eq 0 ] && echo "helm-test: chart lint and goldens ok"
 exit $fail

@@ -5,9 +5,12 @@ package container
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,9 +183,17 @@ func TestEntrypointServes(t *testing.T) {
 	if err := os.WriteFile(file, []byte(token+"\r\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := testdesk.FreePort(t)
+	// The operator console, with only the operator key's hash in the pod.
+	const operatorKey = "the-operator-key-0123456789abcdef"
+	sum := sha256.Sum256([]byte(operatorKey))
+	keyFile := filepath.Join(t.TempDir(), "console-key-sha256")
+	if err := os.WriteFile(keyFile, []byte(hex.EncodeToString(sum[:])+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port, consolePort := testdesk.FreePort(t), testdesk.FreePort(t)
 	e := runEntrypoint(t, "MCEC_TOKEN_FILE="+file, "MCEC_PORT="+strconv.Itoa(port),
-		"MCEC_LAUNCH=\nxmessage -name entrypoint-probe hello\n")
+		"MCEC_LAUNCH=\nxmessage -name entrypoint-probe hello\n",
+		"MCEC_CONSOLE_KEY_SHA256_FILE="+keyFile, "MCEC_CONSOLE_PORT="+strconv.Itoa(consolePort))
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	get := func(path string) int {
 		resp, err := http.Get(base + path)
@@ -230,6 +241,28 @@ func TestEntrypointServes(t *testing.T) {
 	}
 	if env := contracttest.Check(t, body); !env.OK() || !strings.Contains(string(body), "xmessage") {
 		t.Fatalf("windows: %s", body)
+	}
+	// The console serves every interface too, behind the operator key: not the token.
+	if !slices.Contains(args, "--console") {
+		t.Errorf("mcec runs as %q: no --console", args)
+	}
+	consoleBase := "http://127.0.0.1:" + strconv.Itoa(consolePort)
+	login := func(key string) int {
+		req, _ := http.NewRequest("POST", consoleBase+"/login", strings.NewReader(url.Values{"key": {key}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", consoleBase)
+		resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := login(token); c != http.StatusUnauthorized {
+		t.Errorf("console login with the agents' token: %d, want 401", c)
+	}
+	if c := login(operatorKey); c != http.StatusSeeOther {
+		t.Errorf("console login with the operator key: %d, want 303", c)
 	}
 	if err := syscall.Kill(e.cmd.Process.Pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,10 @@
 #   MCEC_BIND        the address to bind (default 0.0.0.0: every interface of the container)
 #   MCEC_LAUNCH      programs to start inside the desktop, one per line (each split on spaces)
 #   MCEC_BIN         the mcec binary (default /usr/local/bin/mcec)
+#   MCEC_CONSOLE_KEY_SHA256_FILE  turns on the operator console (mcec serve --console): a file
+#                    with the SHA-256 of the operator key (mcec console-key), never the key;
+#                    MCEC_CONSOLE_BIND (default 0.0.0.0), MCEC_CONSOLE_PORT (default 5152) and
+#                    MCEC_CONSOLE_PEERS (NAME=URL,...) are read by mcec itself
 # Further arguments go to `mcec serve` as they are (e.g. --no-glx, --screen 1920x1080x24).
 #
 # The token travels to mcec in its environment, never on its command line (visible to ps).
@@ -33,6 +37,13 @@ unset token
 
 bin=${MCEC_BIN:-/usr/local/bin/mcec}
 set -- serve --headless --bind "${MCEC_BIND:-0.0.0.0}" --port "${MCEC_PORT:-5151}" "$@"
+if [ -n "${MCEC_CONSOLE_KEY_SHA256_FILE:-}" ]; then
+	# A console nobody reaches is no use: on every interface unless told otherwise. The key's
+	# hash guards it (mcec refuses a console beyond loopback without one).
+	MCEC_CONSOLE_BIND=${MCEC_CONSOLE_BIND:-0.0.0.0}
+	export MCEC_CONSOLE_BIND
+	set -- "$@" --console
+fi
 if [ -n "${MCEC_LAUNCH:-}" ]; then
 	saved_ifs=$IFS
 	IFS='

@@ -25,3 +25,20 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- printf "%s-token" (include "mcec.fullname" .) -}}
 {{- end -}}
 {{- end -}}
+
+{{- define "mcec.consoleSecretName" -}}
+{{- if .Values.console.existingSecret -}}
+{{- .Values.console.existingSecret -}}
+{{- else -}}
+{{- printf "%s-console" (include "mcec.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* The host name of this pod's console in console.peerURL (with $(POD_NAME) for the pod),
+without a port; empty without a console or a peerURL. */ -}}
+{{- define "mcec.consoleHost" -}}
+{{- if and .Values.console.enabled .Values.console.peerURL -}}
+{{- $host := (urlParse (replace "{pod}" "podnameplaceholder" .Values.console.peerURL)).host -}}
+{{- regexReplaceAll ":[0-9]+$" $host "" | replace "podnameplaceholder" "$(POD_NAME)" -}}
+{{- end -}}
+{{- end -}}
