@@ -31,24 +31,24 @@ for values in "$chart"/ci/*-values.yaml; do
 		fail=1
 	fi
 done
+# refuses WHAT REASON [--set ...]: the chart must not render with these values, and must say
+# REASON (a values key) in its refusal.
+refuses() {
+	what=$1 reason=$2
+	shift 2
+	if "$helm" template golden "$chart" "$@" >"$tmp/refused" 2>&1; then
+		echo "helm-test: the chart rendered $what" >&2
+		fail=1
+	elif ! grep -q "$reason" "$tmp/refused"; then
+		cat "$tmp/refused"
+		echo "helm-test: the chart refused $what, but not for that reason" >&2
+		fail=1
+	fi
+}
 # No token, no chart: mcec must not be deployed serving the network without one.
-if "$helm" template golden "$chart" >"$tmp/none" 2>&1; then
-	echo "helm-test: the chart rendered without a token" >&2
-	fail=1
-elif ! grep -q "token.existingSecret" "$tmp/none"; then
-	cat "$tmp/none"
-	echo "helm-test: the chart failed without a token, but not for that reason" >&2
-	fail=1
-fi
+refuses "without a token" token.existingSecret
 # A console needs its own credential: the chart refuses one without the operator key's hash.
-if "$helm" template golden "$chart" --set token.value=golden-test-token-0123456789 --set console.enabled=true \
-	--set console.keySha256=not-a-hash >"$tmp/console" 2>&1; then
-	echo "helm-test: the chart rendered a console without the operator key's hash" >&2
-	fail=1
-elif ! grep -q "console.keySha256" "$tmp/console"; then
-	cat "$tmp/console"
-	echo "helm-test: the chart failed without the console's hash, but not for that reason" >&2
-	fail=1
-fi
+refuses "a console without the operator key's hash" console.keySha256 \
+	--set token.value=golden-test-token-0123456789 --set console.enabled=true --set console.keySha256=not-a-hash
 [ $fail -eq 0 ] && echo "helm-test: chart lint and goldens ok"
 exit $fail

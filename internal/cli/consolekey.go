@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcec/mcec/internal/console"
-	"github.com/mcec/mcec/internal/transport"
 )
 
 // consoleAccess turns serve's console flags into the global options: where the console listens
@@ -25,13 +24,9 @@ func (o *serveOptions) consoleAccess(g *globalOptions) error {
 	if o.consolePort < 0 || o.consolePort > 65535 {
 		return usageError{fmt.Errorf("--console-port %d: want 0-65535", o.consolePort)}
 	}
-	bind := o.consoleBind
-	if strings.EqualFold(bind, "localhost") {
-		bind = "127.0.0.1"
-	}
-	addr, err := transport.ParseAddr(bind)
+	addr, err := parseBind("--console-bind", o.consoleBind)
 	if err != nil {
-		return usageError{fmt.Errorf("--console-bind %q: %w", o.consoleBind, err)}
+		return err
 	}
 	if o.consoleKeyFile != "" {
 		if g.consoleKey, err = readKeyHash(o.consoleKeyFile); err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -94,14 +95,9 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	if o.port < 0 || o.port > 65535 {
 		return usageError{fmt.Errorf("--port %d: want 0-65535", o.port)}
 	}
-	bind := o.bind
-	if strings.EqualFold(bind, "localhost") {
-		bind = "127.0.0.1"
-	}
-	// Canonical before binding: "127.1" and "0x7f.0.0.1" are loopback, "0" is not.
-	addr, err := transport.ParseAddr(bind)
+	addr, err := parseBind("--bind", o.bind)
 	if err != nil {
-		return usageError{fmt.Errorf("--bind %q: %w", o.bind, err)}
+		return err
 	}
 	if !addr.IsLoopback() && o.token == "" {
 		// A made-up token would only be shown on this terminal: the network's clients need one
@@ -232,6 +228,20 @@ func stopHTTP(d *dispatch.Dispatcher, srv *http.Server) error {
 }
 
 // splitList splits a comma-separated environment value, dropping empty entries.
+// parseBind reads an address to bind: any spelling of an IP address, or localhost. Canonical
+// before binding: "127.1" and "0x7f.0.0.1" are loopback, "0" is not.
+func parseBind(flag, value string) (netip.Addr, error) {
+	bind := value
+	if strings.EqualFold(bind, "localhost") {
+		bind = "127.0.0.1"
+	}
+	addr, err := transport.ParseAddr(bind)
+	if err != nil {
+		return netip.Addr{}, usageError{fmt.Errorf("%s %q: %w", flag, value, err)}
+	}
+	return addr, nil
+}
+
 func splitList(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {
