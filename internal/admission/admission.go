@@ -29,7 +29,7 @@ type Freeze interface {
 // Policy is the operator's policy (safety.Policy) over tools and raw commands.
 type Policy interface {
 	Allow(ctx context.Context, tool string) error
-	AllowRaw(e *rawcmd.Entry) error
+	AllowRaw(ctx context.Context, e *rawcmd.Entry) error
 }
 
 // Chain asks its stages in order; the first refusal wins. A nil stage is skipped (tests, a
@@ -83,7 +83,7 @@ func (c *Chain) Admit(ctx context.Context, tool *catalog.Tool) error {
 
 // AdmitRaw judges one leaf of a raw command (queue.Options.Allow). Commands that neither type,
 // click nor start programs (meta commands, pause:) pass the consent freeze.
-func (c *Chain) AdmitRaw(e *rawcmd.Entry) error {
+func (c *Chain) AdmitRaw(ctx context.Context, e *rawcmd.Entry) error {
 	if c.stop != nil {
 		if err := c.stop.Err(); err != nil {
 			return err
@@ -95,7 +95,7 @@ func (c *Chain) AdmitRaw(e *rawcmd.Entry) error {
 		}
 	}
 	if c.policy != nil {
-		return c.policy.AllowRaw(e)
+		return c.policy.AllowRaw(ctx, e)
 	}
 	return nil
 }

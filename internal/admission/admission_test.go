@@ -42,7 +42,7 @@ func (s *stages) Frozen(what string) error {
 
 func (s *stages) Allow(context.Context, string) error { return s.policy() }
 
-func (s *stages) AllowRaw(*rawcmd.Entry) error { return s.policy() }
+func (s *stages) AllowRaw(context.Context, *rawcmd.Entry) error { return s.policy() }
 
 func (s *stages) policy() error {
 	s.asked = append(s.asked, "policy")
@@ -81,11 +81,11 @@ func TestOrderAndFirstRefusalWins(t *testing.T) {
 			func(c *admission.Chain) error { return c.Admit(context.Background(), look) }, "", "stop,policy"},
 		{"the policy has the last word", stages{denied: true},
 			func(c *admission.Chain) error { return c.Admit(context.Background(), look) }, contract.CodeCommandDisabled, "stop,policy"},
-		{"raw input passes all three", stages{}, func(c *admission.Chain) error { return c.AdmitRaw(chars) }, "", "stop,freeze,policy"},
-		{"raw input is frozen", stages{frozen: true}, func(c *admission.Chain) error { return c.AdmitRaw(chars) }, contract.CodeConsentPending, "stop,freeze"},
-		{"pause: passes the freeze", stages{frozen: true}, func(c *admission.Chain) error { return c.AdmitRaw(pause) }, "", "stop,policy"},
-		{"a meta command passes the freeze", stages{frozen: true}, func(c *admission.Chain) error { return c.AdmitRaw(ver) }, "", "stop,policy"},
-		{"a stop refuses raw commands too", stages{stopped: true}, func(c *admission.Chain) error { return c.AdmitRaw(ver) }, contract.CodeEmergencyStopped, "stop"},
+		{"raw input passes all three", stages{}, func(c *admission.Chain) error { return c.AdmitRaw(context.Background(), chars) }, "", "stop,freeze,policy"},
+		{"raw input is frozen", stages{frozen: true}, func(c *admission.Chain) error { return c.AdmitRaw(context.Background(), chars) }, contract.CodeConsentPending, "stop,freeze"},
+		{"pause: passes the freeze", stages{frozen: true}, func(c *admission.Chain) error { return c.AdmitRaw(context.Background(), pause) }, "", "stop,policy"},
+		{"a meta command passes the freeze", stages{frozen: true}, func(c *admission.Chain) error { return c.AdmitRaw(context.Background(), ver) }, "", "stop,policy"},
+		{"a stop refuses raw commands too", stages{stopped: true}, func(c *admission.Chain) error { return c.AdmitRaw(context.Background(), ver) }, contract.CodeEmergencyStopped, "stop"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestNilStagesAdmit(t *testing.T) {
 	if err := c.Admit(context.Background(), &catalog.Tool{Name: "click"}); err != nil {
 		t.Error(err)
 	}
-	if err := c.AdmitRaw(&rawcmd.Entry{Name: "chars:", Kind: rawcmd.EntryPrefix}); err != nil {
+	if err := c.AdmitRaw(context.Background(), &rawcmd.Entry{Name: "chars:", Kind: rawcmd.EntryPrefix}); err != nil {
 		t.Error(err)
 	}
 }

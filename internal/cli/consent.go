@@ -165,7 +165,8 @@ const (
 // readAnswer asks until the operator types y, a or n after the question was shown; it stops
 // when input ends, ctx does, or the question is closed elsewhere.
 func readAnswer(ctx context.Context, lines <-chan typedLine, closed <-chan struct{}, shown time.Time, out io.Writer) (consent.Answer, int) {
-	const prompt = "grant? [y] yes  [a] yes, and grant any later request without asking  [n] no (denies every later request): "
+	const prompt = "grant? [o] once (the session's next call that needs it)  [s] for this session  [y] for every session until mcec exits  " +
+		"[a] yes, and grant any later request without asking  [n] no (denies every later request): "
 	fmt.Fprint(out, prompt)
 	for {
 		var l typedLine
@@ -184,6 +185,10 @@ func readAnswer(ctx context.Context, lines <-chan typedLine, closed <-chan struc
 			continue // typed before this question was on screen: not an answer to it
 		}
 		switch strings.ToLower(strings.TrimSpace(l.text)) {
+		case "o", "once":
+			return consent.GrantOnce, answered
+		case "s", "session":
+			return consent.GrantSession, answered
 		case "y", "yes":
 			return consent.Grant, answered
 		case "a":
@@ -191,7 +196,7 @@ func readAnswer(ctx context.Context, lines <-chan typedLine, closed <-chan struc
 		case "n", "no":
 			return consent.Deny, answered
 		}
-		fmt.Fprintln(out, "please answer y, a or n")
+		fmt.Fprintln(out, "please answer o, s, y, a or n")
 		fmt.Fprint(out, prompt)
 	}
 }

@@ -56,6 +56,7 @@ func PointerMessage(q Question) string {
 func ClientMessage(q Question) string {
 	return "mcec (desktop control) asks YOU, the person at this client, to enable: " + strings.Join(q.Commands, ", ") +
 		". The agent's reason: \"" + q.Reason + "\". This is lower trust than the operator's own consent " +
-		"(mcec consent, the on-screen dialog): answer only if you are that person and want this agent to use them " +
-		"until mcec stops. A grant here covers only these commands."
+		"(mcec consent, the on-screen dialog): answer only if you are that person and want this agent to use them: " +
+		"grant-once for its next call that needs them, grant-session until its session ends, grant until mcec stops. " +
+		"A grant here covers only these commands."
 }

@@ -2,7 +2,8 @@
 // for gated commands; the broker freezes actuation (only read-only tools are served, and the
 // input gate is held so no raw command can type either), shows the question to a prompter the
 // operator runs (`mcec consent` on the control socket), waits up to 120 s for the answer, and
-// applies a grant to the live policy — in memory only, for this process.
+// applies a grant to the live policy — in memory only, for the scope the operator chose: the
+// asking session's next call (once), that session while it lives, or this process.
 //
 // Decisions (docs/safety.md, docs/design.md): a deny is global and sticky — every later request
 // fails consent-denied at once, whatever it names, so an agent cannot wear the operator down
@@ -56,16 +57,44 @@ type Commands interface {
 	Granted() []string
 	// Revoke gates name again; false when it was not granted.
 	Revoke(name string) bool
+	// GrantFor enables names for one session alone: each of its calls while it lives
+	// (ScopeSession) or its next call that needs each (ScopeOnce).
+	GrantFor(scope Scope, session string, names []string)
+	// ScopedGrants lists the grants for single sessions in force.
+	ScopedGrants() []ScopedGrant
+	// RevokeFor takes back a grant for one session; false when there was none.
+	RevokeFor(scope Scope, session, name string) bool
 }
 
 // Answer is the operator's decision.
 type Answer string
 
 const (
+	// GrantOnce: for the asking session's next call that needs each name.
+	GrantOnce Answer = "grant-once"
+	// GrantSession: for the asking session, until it ends.
+	GrantSession Answer = "grant-session"
+	// Grant: for every session, until mcec exits.
 	Grant         Answer = "grant"
 	GrantAnyLater Answer = "grant-any-later"
 	Deny          Answer = "deny"
 )
+
+// Scope is how far a grant reaches (safety.GrantScope, by the same names).
+type Scope string
+
+const (
+	ScopeOnce    Scope = "once"
+	ScopeSession Scope = "session"
+	ScopeProcess Scope = "process"
+)
+
+// ScopedGrant is a grant for one session.
+type ScopedGrant struct {
+	Name    string `json:"name"`
+	Scope   Scope  `json:"scope"`
+	Session string `json:"session"`
+}
 
 // Question is what a prompter shows the operator. Every text field is already neutralized.
 type Question struct {
@@ -101,6 +130,9 @@ type Outcome struct {
 	// AnsweredBy is who answered when someone was asked: "operator" (mcec consent, the
 	// on-screen dialog) or "client" (the human at the agent's MCP client).
 	AnsweredBy string
+	// Scope is how far Granted reaches: ScopeOnce, ScopeSession or ScopeProcess ("" when
+	// nothing was granted).
+	Scope Scope
 }
 
 // Broker is safe for concurrent use.
@@ -222,7 +254,7 @@ func (b *Broker) Request(ctx context.Context, names []string, reason, session st
 	p, err := b.open(gated, reason, session, client != nil || pointer != nil)
 	if err != nil || p == nil { // p == nil: granted at once (grant-any-later)
 		if err == nil {
-			out.Granted = gated
+			out.Granted, out.Scope = gated, ScopeProcess
 		}
 		return out, err
 	}
@@ -279,14 +311,25 @@ func (b *Broker) apply(p *pending, ans answer, gated []string, out Outcome) (Out
 	b.opts.Log.Warn("consent answered", "id", p.q.ID, "answer", string(a), "by", ans.by)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	out.Scope = ScopeProcess
 	switch a {
 	case Deny:
 		b.denied = true
 		return Outcome{}, deniedError()
 	case GrantAnyLater:
 		b.anyLater = true
+	case GrantOnce:
+		out.Scope = ScopeOnce
+	case GrantSession:
+		out.Scope = ScopeSession
 	}
-	b.opts.Commands.Grant(gated)
+	if out.Scope == ScopeProcess {
+		b.opts.Commands.Grant(gated)
+	} else {
+		// The question names the asking session (Request's session); a grant for no session
+		// reaches no call, which is narrower, never broader.
+		b.opts.Commands.GrantFor(out.Scope, p.q.Session, gated)
+	}
 	out.Granted, out.Asked, out.AnsweredBy = gated, true, ans.by
 	return out, nil
 }
@@ -349,8 +392,10 @@ func (b *Broker) close(p *pending) {
 
 // Grants is what the operator has granted so far in this process.
 type Grants struct {
-	// Commands are the names granted and not revoked.
+	// Commands are the names granted for every session and not revoked.
 	Commands []string `json:"commands"`
+	// Scoped are the grants for one session (once, or while it lives) not used or revoked.
+	Scoped []ScopedGrant `json:"scoped"`
 	// AnyLater: every later request is granted without asking (grant-any-later).
 	AnyLater bool `json:"anyLater"`
 	// Denied: the operator denied once, so every later request fails consent-denied.
@@ -361,7 +406,7 @@ type Grants struct {
 func (b *Broker) Grants() Grants {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return Grants{Commands: b.opts.Commands.Granted(), AnyLater: b.anyLater, Denied: b.denied}
+	return Grants{Commands: b.opts.Commands.Granted(), Scoped: b.opts.Commands.ScopedGrants(), AnyLater: b.anyLater, Denied: b.denied}
 }
 
 // Revoke takes back the grant of name, gating it again from the next call on. The empty name
@@ -382,6 +427,19 @@ func (b *Broker) Revoke(name string) bool {
 	was := b.opts.Commands.Revoke(name)
 	if was {
 		b.opts.Log.Warn("consent: grant revoked", "command", name)
+	}
+	return was
+}
+
+// RevokeFor takes back a grant for one session (ScopeProcess: Revoke). It reports whether
+// there was one.
+func (b *Broker) RevokeFor(scope Scope, session, name string) bool {
+	if scope == ScopeProcess || scope == "" {
+		return b.Revoke(name)
+	}
+	was := b.opts.Commands.RevokeFor(scope, session, name)
+	if was {
+		b.opts.Log.Warn("consent: grant revoked", "command", name, "scope", string(scope), "session", session)
 	}
 	return was
 }
@@ -450,9 +508,9 @@ func (b *Broker) Answer(id string, a Answer) error {
 // deliver hands an answer to the open question id; an operator's prompter counts as active.
 func (b *Broker) deliver(id string, ans answer, operator bool) error {
 	switch ans.a {
-	case Grant, GrantAnyLater, Deny:
+	case GrantOnce, GrantSession, Grant, GrantAnyLater, Deny:
 	default:
-		return fmt.Errorf("unknown answer %q (want grant, grant-any-later or deny)", ans.a)
+		return fmt.Errorf("unknown answer %q (want grant-once, grant-session, grant, grant-any-later or deny)", ans.a)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -17,6 +17,29 @@ import (
 type fakeCommands struct {
 	mu      sync.Mutex
 	granted []string
+	scoped  []ScopedGrant
+}
+
+func (f *fakeCommands) GrantFor(scope Scope, session string, names []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, n := range names {
+		f.scoped = append(f.scoped, ScopedGrant{Name: n, Scope: scope, Session: session})
+	}
+}
+
+func (f *fakeCommands) ScopedGrants() []ScopedGrant {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.scoped)
+}
+
+func (f *fakeCommands) RevokeFor(scope Scope, session, name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(f.scoped)
+	f.scoped = slices.DeleteFunc(f.scoped, func(g ScopedGrant) bool { return g == ScopedGrant{Name: name, Scope: scope, Session: session} })
+	return len(f.scoped) < n
 }
 
 func (f *fakeCommands) State(name string) State {
@@ -337,5 +360,43 @@ func TestAnswerValidation(t *testing.T) {
 	}
 	if err := b.Answer("c1", Grant); !errors.Is(err, ErrClosed) {
 		t.Errorf("answer with nothing open: %v", err)
+	}
+}
+
+// The narrower answers grant to the asking session alone, say their scope, and are listed and
+// revoked by scope and session.
+func TestScopedAnswers(t *testing.T) {
+	b, f, _ := newBroker(20 * time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	prompter(ctx, b, GrantOnce, GrantSession, Grant)
+	waitPrompter(t, b)
+	for _, c := range []struct {
+		session string
+		names   []string
+		scope   Scope
+	}{
+		{"s-1", []string{"launch"}, ScopeOnce},
+		{"s-2", []string{"keysym"}, ScopeSession},
+		{"s-3", []string{"ctrl-a"}, ScopeProcess},
+	} {
+		out, err := b.Request(ctx, c.names, "why", c.session)
+		if err != nil || out.Scope != c.scope || !slices.Equal(out.Granted, c.names) {
+			t.Fatalf("%s: %+v %v, want scope %s", c.session, out, err, c.scope)
+		}
+	}
+	if !slices.Equal(f.granted, []string{"ctrl-a"}) {
+		t.Errorf("granted for every session: %v, want only the process grant", f.granted)
+	}
+	g := b.Grants()
+	want := []ScopedGrant{{"launch", ScopeOnce, "s-1"}, {"keysym", ScopeSession, "s-2"}}
+	if !slices.Equal(g.Scoped, want) {
+		t.Errorf("scoped grants %v, want %v", g.Scoped, want)
+	}
+	if !b.RevokeFor(ScopeSession, "s-2", "keysym") || b.RevokeFor(ScopeSession, "s-2", "keysym") || b.RevokeFor(ScopeOnce, "s-9", "launch") {
+		t.Error("RevokeFor reports what it took back, for that session and scope only")
+	}
+	if !b.RevokeFor(ScopeProcess, "", "ctrl-a") || len(b.Grants().Commands) != 0 {
+		t.Error("RevokeFor(process) is Revoke")
 	}
 }

@@ -17,6 +17,7 @@ type Approvals interface {
 	Attend() (leave func())
 	Grants() consent.Grants
 	Revoke(name string) bool
+	RevokeFor(scope consent.Scope, session, name string) bool
 }
 
 // questionEvent is what an event stream sends about a consent question: open (with the
@@ -78,10 +79,13 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	s.state(w, r)
 }
 
-// revokeRequest is POST /api/revoke's body: a command name, or AnyLater for grant-any-later.
+// revokeRequest is POST /api/revoke's body: a command name (with the scope and session of a
+// grant for one session), or AnyLater for grant-any-later.
 type revokeRequest struct {
-	Command  string `json:"command"`
-	AnyLater bool   `json:"anyLater"`
+	Command  string        `json:"command"`
+	Scope    consent.Scope `json:"scope,omitempty"`
+	Session  string        `json:"session,omitempty"`
+	AnyLater bool          `json:"anyLater"`
 }
 
 // revoke takes a grant back.
@@ -96,10 +100,10 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "name one command, or anyLater alone", http.StatusBadRequest)
 		return
 	}
-	if !s.opts.Consent.Revoke(name) {
+	if !s.opts.Consent.RevokeFor(a.Scope, a.Session, name) {
 		http.Error(w, "nothing to revoke: it is not granted (configuration and --allow-all are not grants)", http.StatusConflict)
 		return
 	}
-	s.log.Warn("console: the operator revoked a grant", "command", name, "anyLater", a.AnyLater)
+	s.log.Warn("console: the operator revoked a grant", "command", name, "scope", string(a.Scope), "session", a.Session, "anyLater", a.AnyLater)
 	s.state(w, r)
 }

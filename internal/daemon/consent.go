@@ -26,3 +26,19 @@ func (c consentCommands) Grant(names []string) { c.d.Policy.Grant(names) }
 func (c consentCommands) Granted() []string { return c.d.Policy.Granted() }
 
 func (c consentCommands) Revoke(name string) bool { return c.d.Policy.Revoke(name) }
+
+func (c consentCommands) GrantFor(scope consent.Scope, session string, names []string) {
+	c.d.Policy.GrantFor(safety.GrantScope(scope), session, names)
+}
+
+func (c consentCommands) ScopedGrants() []consent.ScopedGrant {
+	out := []consent.ScopedGrant{}
+	for _, g := range c.d.Policy.ScopedGrants() {
+		out = append(out, consent.ScopedGrant{Name: g.Name, Scope: consent.Scope(g.Scope), Session: g.Session})
+	}
+	return out
+}
+
+func (c consentCommands) RevokeFor(scope consent.Scope, session, name string) bool {
+	return c.d.Policy.RevokeFor(safety.GrantScope(scope), session, name)
+}

@@ -213,6 +213,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.Stop = d.newEmergencyStop()
 	d.Gate = inputgate.New(d.Desktop.Input(), d.Stop)
 	d.Policy = safety.NewPolicy(cfg.Safety, d.Private != nil, log)
+	d.Policy.SetLiveSessions(d.Sessions.IsLive) // grants for one session end with it
 	d.Consent = consent.New(consent.Options{Commands: consentCommands{d}, Gate: d.Gate, Timeout: cfg.ConsentTimeout,
 		ViaClient: cfg.Safety.ConsentViaClient, Log: log})
 	if cfg.Safety.Provisioning {

@@ -35,6 +35,23 @@ func TransportOf(ctx context.Context) string {
 	return s
 }
 
+// sessionKey carries the id of the session a call runs in.
+type sessionKey struct{}
+
+// WithSessionID names the session calls made with the returned context run in (the dispatcher
+// does so for each call before admission).
+func WithSessionID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, id)
+}
+
+// SessionIDOf is the id of the session the call runs in, "" outside a tool call (the line
+// protocol) and for the tools that manage sessions. The admission chain reads it: the
+// operator's consent may be granted to one session.
+func SessionIDOf(ctx context.Context) string {
+	s, _ := ctx.Value(sessionKey{}).(string)
+	return s
+}
+
 // ErrUnknownTool is a protocol fault (JSON-RPC error, HTTP 404), not a tool outcome.
 var ErrUnknownTool = errors.New("unknown tool")
 
@@ -230,20 +247,26 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args json.RawMessage
 	defer cancel(nil)
 	defer context.AfterFunc(d.life, func() { cancel(context.Cause(d.life)) })()
 	requested, rest, argErr := splitSessionID(args)
+	call := &catalog.Call{RequestedSessionID: requested}
+	var unknownSession error
+	if !tool.ManagesSessions {
+		// Resolved before admission, which may know grants of this session only.
+		call.Session, unknownSession = d.sessions.Resolve(requested)
+		if call.Session != nil {
+			ctx = WithSessionID(ctx, call.Session.ID())
+		}
+	}
 	if refused == nil {
 		refused = d.allow(ctx, tool)
 	}
-	call := &catalog.Call{RequestedSessionID: requested}
 	if !tool.ManagesSessions {
-		sess, err := d.sessions.Resolve(requested)
-		if err != nil && refused == nil {
+		if unknownSession != nil && refused == nil {
 			env := contract.Failure(requested, contract.Errorf(contract.CodeUnknownSession,
 				"session %q is unknown or has ended; omit sessionId for the default session or call session-start", requested))
 			out := Outcome{Envelope: env}
 			d.notify(ctx, Finished{Tool: name, Args: args, Outcome: out, Start: start, Duration: time.Since(start)})
 			return out, nil
 		}
-		call.Session = sess
 	}
 	var (
 		resp *catalog.Response

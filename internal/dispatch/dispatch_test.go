@@ -152,3 +152,26 @@ func TestAdmissionRunsBeforeTheHandler(t *testing.T) {
 		t.Errorf("admission saw %v", seen)
 	}
 }
+
+// Admission knows the call's session (a consent grant may be for one session): the default
+// session when none is named, the named one otherwise; an unknown session is still refused
+// after admission.
+func TestAdmissionSeesTheSession(t *testing.T) {
+	store := session.NewStore(session.Options{Root: t.TempDir()})
+	d := New(fakeCatalog(), store, nil)
+	var seen []string
+	d.SetAdmission(admitFunc(func(ctx context.Context, _ *catalog.Tool) error {
+		seen = append(seen, SessionIDOf(ctx))
+		return nil
+	}))
+	def, _ := call(t, d, "observe", `{}`)
+	named := store.Start()
+	call(t, d, "observe", `{"sessionId":"`+named.ID()+`"}`)
+	unknown, _ := call(t, d, "observe", `{"sessionId":"s-000000000000"}`)
+	if len(seen) != 3 || seen[0] != def.SessionID() || seen[1] != named.ID() || seen[2] != "" {
+		t.Errorf("admission saw sessions %q (default %s, named %s, then none)", seen, def.SessionID(), named.ID())
+	}
+	if unknown.OK() || unknown.Err().Code != contract.CodeUnknownSession {
+		t.Errorf("an unknown session: %+v", unknown.Err())
+	}
+}

@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,10 +30,16 @@ type Policy struct {
 	raw     map[string]bool
 	log     *slog.Logger
 
-	// granted are the names the operator granted through request-command-access: in memory
-	// only, for this process, never written to any file.
-	mu      sync.RWMutex
-	granted map[string]bool
+	// The names the operator granted through request-command-access, in memory only, never
+	// written to any file: for this process (granted), for one session while it lives
+	// (sessions), or for one session's next call that uses them (once).
+	mu       sync.RWMutex
+	granted  map[string]bool
+	sessions map[string]map[string]bool // session id → names
+	once     map[string]map[string]bool // session id → names
+	// liveSession reports whether a session is still open; its grants are forgotten once it
+	// is not (SetLiveSessions). nil: every session is taken as open.
+	liveSession func(id string) bool
 }
 
 // NewPolicy applies the desktop mode's defaults to the settings: on mcec's own private desktop
@@ -52,8 +59,11 @@ func NewPolicy(s Settings, private bool, log *slog.Logger) *Policy {
 // AgentEnabled reports whether the agent surface is on.
 func (p *Policy) AgentEnabled() bool { return p.agent }
 
-// Allow implements dispatch.Guard: nil when the tool may run, else the refusal.
-func (p *Policy) Allow(_ context.Context, tool string) error {
+// Allow is the admission chain's judgement of a tool call: nil when the tool may run, else the
+// refusal. A grant for the call's session (dispatch.SessionIDOf) counts, and a grant for its
+// next call is used up by this one; a context without a session (what Access and State pass)
+// sees only what holds for every session.
+func (p *Policy) Allow(ctx context.Context, tool string) error {
 	if !p.agent {
 		return contract.Errorf(contract.CodeAgentCommandsDisabled,
 			"the agent surface is switched off on this desktop (attached to the operator's own display); "+
@@ -65,7 +75,7 @@ func (p *Policy) Allow(_ context.Context, tool string) error {
 		}
 		return nil
 	}
-	if slices.Contains(GatedTools, tool) && !p.all && !p.isGranted(tool) {
+	if slices.Contains(GatedTools, tool) && !p.all && !p.grantedFor(dispatch.SessionIDOf(ctx), tool) {
 		return contract.Errorf(contract.CodeCommandDisabled,
 			"%s is gated until the operator grants it (mcec --allow-all, or [tools.%s] enabled = true in config.toml); do not retry", tool, tool)
 	}
@@ -96,7 +106,7 @@ func classifyRaw(e *rawcmd.Entry) rawClass {
 // served. Input reaches only the display mcec serves: on its own private desktop, which nothing
 // else uses, input is part of the standard set; attached to the operator's display it stays
 // gated until granted. Program starts escape any desktop and are gated everywhere.
-func (p *Policy) AllowRaw(e *rawcmd.Entry) error {
+func (p *Policy) AllowRaw(ctx context.Context, e *rawcmd.Entry) error {
 	class := classifyRaw(e)
 	if class == rawHarmless {
 		return nil
@@ -114,7 +124,11 @@ func (p *Policy) AllowRaw(e *rawcmd.Entry) error {
 		return nil
 	case ok:
 		return contract.Errorf(contract.CodeCommandDisabled, "%s is disabled by the operator ([raw_commands.%q] enabled = false); do not retry", e.Name, e.Name)
-	case p.all, class == rawInput && p.private, p.isGranted(e.Name), e.Kind == rawcmd.EntryKeysym && p.isGranted("keysym"):
+	case p.all, class == rawInput && p.private:
+		return nil
+	}
+	sess := dispatch.SessionIDOf(ctx)
+	if p.grantedFor(sess, e.Name) || (e.Kind == rawcmd.EntryKeysym && p.grantedFor(sess, "keysym")) {
 		return nil
 	}
 	return contract.Errorf(contract.CodeCommandDisabled,
@@ -147,7 +161,7 @@ func (p *Policy) Access(tools []string, raw []*rawcmd.Entry) CommandAccess {
 		if !e.Enabled || e.Kind == rawcmd.EntryTool {
 			continue // tools are listed above
 		}
-		if p.AllowRaw(e) == nil {
+		if p.AllowRaw(context.Background(), e) == nil {
 			a.EnabledRawCommands = append(a.EnabledRawCommands, e.Name)
 		}
 	}
@@ -242,6 +256,100 @@ func (p *Policy) Grant(names []string) {
 	}
 }
 
+// GrantScope is how far a consent grant reaches.
+type GrantScope string
+
+const (
+	// ScopeProcess: every session, until mcec exits or the grant is revoked.
+	ScopeProcess GrantScope = "process"
+	// ScopeSession: the session that asked, until it ends or the grant is revoked.
+	ScopeSession GrantScope = "session"
+	// ScopeOnce: the next call of the session that asked that needs the name (a tool call, or
+	// one send_command line).
+	ScopeOnce GrantScope = "once"
+)
+
+// ScopedGrant is a grant for one session (ScopeSession or ScopeOnce).
+type ScopedGrant struct {
+	Name    string     `json:"name"`
+	Scope   GrantScope `json:"scope"`
+	Session string     `json:"session"`
+}
+
+// GrantFor enables names for session alone: for each of its calls while it lives
+// (ScopeSession), or for its next call that needs each (ScopeOnce). ScopeProcess is Grant.
+func (p *Policy) GrantFor(scope GrantScope, session string, names []string) {
+	if scope == ScopeProcess {
+		p.Grant(names)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := &p.sessions
+	if scope == ScopeOnce {
+		m = &p.once
+	}
+	if *m == nil {
+		*m = map[string]map[string]bool{}
+	}
+	if (*m)[session] == nil {
+		(*m)[session] = map[string]bool{}
+	}
+	for _, n := range names {
+		(*m)[session][n] = true
+	}
+}
+
+// SetLiveSessions tells the policy which sessions are open, so that grants of ended sessions
+// are forgotten (at the next listing).
+func (p *Policy) SetLiveSessions(live func(id string) bool) {
+	p.mu.Lock()
+	p.liveSession = live
+	p.mu.Unlock()
+}
+
+// ScopedGrants lists the grants for single sessions in force, sorted by session, scope and
+// name; grants of sessions that ended are forgotten on the way.
+func (p *Policy) ScopedGrants() []ScopedGrant {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := []ScopedGrant{}
+	for scope, m := range map[GrantScope]map[string]map[string]bool{ScopeSession: p.sessions, ScopeOnce: p.once} {
+		for sess, names := range m {
+			if p.liveSession != nil && !p.liveSession(sess) {
+				delete(m, sess)
+				continue
+			}
+			for n := range names {
+				out = append(out, ScopedGrant{Name: n, Scope: scope, Session: sess})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b ScopedGrant) int {
+		return cmp.Or(strings.Compare(a.Session, b.Session), strings.Compare(string(a.Scope), string(b.Scope)), strings.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// RevokeFor takes back a grant for one session; it reports whether there was one.
+func (p *Policy) RevokeFor(scope GrantScope, session, name string) bool {
+	if scope == ScopeProcess {
+		return p.Revoke(name)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.sessions
+	if scope == ScopeOnce {
+		m = p.once
+	}
+	was := m[session][name]
+	delete(m[session], name)
+	if len(m[session]) == 0 {
+		delete(m, session)
+	}
+	return was
+}
+
 // Granted lists the names granted through consent, sorted.
 func (p *Policy) Granted() []string {
 	p.mu.RLock()
@@ -265,10 +373,27 @@ func (p *Policy) Revoke(name string) bool {
 	return was
 }
 
-func (p *Policy) isGranted(name string) bool {
+// grantedFor reports whether name is granted for a call of session (for this process, for the
+// session, or once for it: that grant is then used up). session "" sees process grants only.
+func (p *Policy) grantedFor(session, name string) bool {
 	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return p.granted[name]
+	ok := p.granted[name] || (session != "" && p.sessions[session][name])
+	once := !ok && session != "" && p.once[session][name]
+	p.mu.RUnlock()
+	if ok || !once {
+		return ok
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.once[session][name] { // a concurrent call of the session used it first
+		return false
+	}
+	delete(p.once[session], name)
+	if len(p.once[session]) == 0 {
+		delete(p.once, session)
+	}
+	p.log.Info("consent: a grant for one call was used", "command", name, "session", session)
+	return true
 }
 
 // GrantState is where a command name stands for a consent request.
@@ -307,7 +432,7 @@ func (p *Policy) State(name string, tools []string, raw []*rawcmd.Entry) GrantSt
 		switch {
 		case !e.Enabled || !p.agent:
 			return StateFixed
-		case p.AllowRaw(e) == nil:
+		case p.AllowRaw(context.Background(), e) == nil:
 			return StateEnabled
 		}
 		if on, ok := p.raw[e.Name]; ok && !on {

@@ -279,7 +279,7 @@ func TestAllowRaw(t *testing.T) {
 		{"switched off beats allow-all", Settings{AllowAll: true, RawCommands: map[string]bool{"mouse:": false}}, true, entry("mouse:"), contract.CodeCommandDisabled},
 	}
 	for _, c := range cases {
-		err := NewPolicy(c.s, c.private, nil).AllowRaw(c.e)
+		err := NewPolicy(c.s, c.private, nil).AllowRaw(context.Background(), c.e)
 		var ce *contract.Error
 		switch {
 		case c.want == "" && err != nil:
@@ -327,7 +327,7 @@ func TestAuditRaw(t *testing.T) {
 	var buf bytes.Buffer
 	// Attached with the standard set: raw input is refused, and the refusal audited.
 	p := NewPolicy(Settings{Agent: ptr(true)}, false, slog.New(slog.NewTextHandler(&buf, nil)))
-	p.AuditRaw("chars:secretword", p.AllowRaw(&rawcmd.Entry{Name: "chars:", Kind: rawcmd.EntryPrefix}))
+	p.AuditRaw("chars:secretword", p.AllowRaw(context.Background(), &rawcmd.Entry{Name: "chars:", Kind: rawcmd.EntryPrefix}))
 	p.AuditRaw("mcec:ver", nil)
 	out := buf.String()
 	if strings.Contains(out, "secretword") || !strings.Contains(out, "AGENT-AUDIT refused") ||

@@ -82,6 +82,14 @@ func (st *Store) Resolve(id string) (*Session, error) {
 	return nil, fmt.Errorf("%w %q", ErrUnknown, id)
 }
 
+// IsLive reports whether the session named id is open.
+func (st *Store) IsLive(id string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, ok := st.live[id]
+	return ok
+}
+
 // Start begins a new explicit session.
 func (st *Store) Start() *Session {
 	st.mu.Lock()

@@ -18,7 +18,9 @@ type requestAccessResult struct {
 	Granted []string `json:"granted"`
 	// AlreadyEnabled were allowed before; nobody was asked about them.
 	AlreadyEnabled []string `json:"alreadyEnabled"`
-	// Scope is "process": grants live in the server's memory only and end with it.
+	// Scope is how far Granted reaches, as the operator chose: "once" (your next call that needs
+	// each, in this session), "session" (this session, until it ends) or "process" (every
+	// session, until the server exits). Grants live in the server's memory only.
 	Scope string `json:"scope"`
 	// AnsweredBy is who granted, when someone was asked: "operator", or "client" (the human at
 	// the agent's MCP client, where the operator allowed that).
@@ -36,8 +38,9 @@ func requestAccessTool(env *Env) *catalog.Tool {
 		Title: "Ask the operator for gated commands",
 		Description: "Ask the operator to enable gated tools or raw commands (launch, raw input on an attached desktop) and wait " +
 			"up to 120 s for the answer (where the operator allowed it, your MCP client may ask its human instead). While the question is open only read-only tools are served (others fail " +
-			"consent-pending). Grants last for this server process only. A deny is final for the process (consent-denied): " +
-			"do not ask again.",
+			"consent-pending). The operator chooses how far a grant reaches, and scope says it: once (your next call " +
+			"that needs it, in this session), this session, or this server process; nothing outlives the process. A deny is final " +
+			"for the process (consent-denied): do not ask again.",
 		Annotations: catalog.Annotations{OpenWorld: false},
 		Errors: []contract.Code{contract.CodeBadArguments, contract.CodeCommandDisabled, contract.CodeConsentDenied,
 			contract.CodeConsentTimeout, contract.CodeConsentUnavailable, contract.CodeConsentPending},
@@ -49,7 +52,11 @@ func requestAccessTool(env *Env) *catalog.Tool {
 			if err != nil {
 				return nil, err
 			}
-			return &requestAccessResult{Granted: out.Granted, AlreadyEnabled: out.AlreadyEnabled, Scope: "process",
+			scope := string(out.Scope)
+			if scope == "" {
+				scope = string(consent.ScopeProcess) // nothing granted: what was enabled already is
+			}
+			return &requestAccessResult{Granted: out.Granted, AlreadyEnabled: out.AlreadyEnabled, Scope: scope,
 				AnsweredBy: out.AnsweredBy}, nil
 		},
 	})

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,11 +196,12 @@ func consoleLink(q consent.Question, console, id string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{Mode: "url", Message: consent.PointerMessage(q), URL: console, ElicitationID: id}
 }
 
-// consentForm is the question as an elicitation form: one choice, grant or deny.
+// consentForm is the question as an elicitation form: one choice, a grant of one of the three
+// scopes or a deny (never grant-any-later: a lower-trust answer opens no later request).
 func consentForm(q consent.Question) *mcp.ElicitParams {
 	return &mcp.ElicitParams{Mode: "form", Message: consent.ClientMessage(q),
 		RequestedSchema: map[string]any{"type": "object", "required": []string{"answer"},
-			"properties": map[string]any{"answer": map[string]any{"type": "string", "enum": []string{"grant", "deny"},
+			"properties": map[string]any{"answer": map[string]any{"type": "string", "enum": []string{string(consent.GrantOnce), string(consent.GrantSession), string(consent.Grant), string(consent.Deny)},
 				"title": "Enable these commands for this agent?"}}}}
 }
 
@@ -213,10 +215,11 @@ func answerOf(r mcp.InputResponse) consent.Answer {
 	switch {
 	case res.Action == "decline":
 		return consent.Deny
-	case res.Action == "accept" && res.Content["answer"] == "grant":
-		return consent.Grant
-	case res.Action == "accept" && res.Content["answer"] == "deny":
-		return consent.Deny
+	case res.Action == "accept":
+		switch a := consent.Answer(fmt.Sprint(res.Content["answer"])); a {
+		case consent.GrantOnce, consent.GrantSession, consent.Grant, consent.Deny:
+			return a
+		}
 	}
 	return ""
 }

@@ -99,7 +99,7 @@ test('an operator watches live, stops, approves, takes over and re-arms mcec fro
     assert.equal((await agent('windows')).ok, true);
   });
 
-  await t.test('a consent question answered in the page grants the command; Revoke gates it again', async () => {
+  await t.test('a consent question answered in the page grants the command, for the process or one session; Revoke gates it again', async () => {
     const asked = agent('request-command-access', { commands: ['launch'], reason: 'open the editor' });
     await page.waitForSelector('#approval:not([hidden])');
     assert.equal(await page.locator('#q-commands').innerText(), 'launch');
@@ -116,6 +116,25 @@ test('an operator watches live, stops, approves, takes over and re-arms mcec fro
     const refused = await agent('launch', { path: '/bin/true' });
     assert.equal(refused.ok, false);
     assert.equal(refused.error.code, 'command-disabled');
+
+    // "Allow for this session": that session may launch, the default session may not.
+    const own = (await agent('session-start')).sessionId;
+    const askedInSession = agent('request-command-access', { sessionId: own, commands: ['launch'], reason: 'open the editor' });
+    await page.waitForSelector('#approval:not([hidden])');
+    await page.click('#grant-session');
+    const scoped = await askedInSession;
+    assert.equal(scoped.ok, true, JSON.stringify(scoped.error));
+    assert.equal(scoped.result.scope, 'session');
+    const listed = page.locator('#grants li', { hasText: own });
+    await listed.waitFor();
+    assert.match(await listed.innerText(), /launch \(for session/);
+    const launched = await agent('launch', { sessionId: own, path: '/bin/true', timeout: 0 });
+    assert.notEqual(launched.error?.code, 'command-disabled', JSON.stringify(launched.error));
+    assert.equal((await agent('launch', { path: '/bin/true' })).error?.code, 'command-disabled');
+    await listed.getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForSelector('#grants-panel[hidden]', { state: 'attached' });
+    assert.equal((await agent('launch', { sessionId: own, path: '/bin/true', timeout: 0 })).error?.code, 'command-disabled');
+    assert.equal((await agent('session-end', { sessionId: own })).ok, true);
   });
 
   await t.test("Take control refuses the agents' actions, not their observation; the operator's click and keys land; Hand back serves them again", async () => {

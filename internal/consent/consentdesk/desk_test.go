@@ -220,7 +220,7 @@ func TestConsentTerminal(t *testing.T) {
 		hcancel()
 
 		term.answer(t, "maybe")
-		term.waitFor(t, "please answer y, a or n")
+		term.waitFor(t, "please answer o, s, y, a or n")
 		term.answer(t, "y")
 		env := contracttest.Check(t, <-pending)
 		var res accessResult
@@ -282,4 +282,70 @@ func TestConsentTimeout(t *testing.T) {
 	if slices.Contains(enabledTools(t, d), "launch") {
 		t.Error("a late answer granted launch")
 	}
+}
+
+// TestConsentScopes: "s" grants to the asking session alone, until it ends; "o" grants the
+// asking session's next call that needs the name, then gates it again.
+func TestConsentScopes(t *testing.T) {
+	d := startDaemon(t, 60*time.Second)
+	term := startTerminal(t, d)
+	var started struct {
+		SessionID string `json:"sessionId"`
+	}
+	if env := call(t, d, "session-start", map[string]any{}); env.DecodeResult(&started) != nil || started.SessionID == "" {
+		t.Fatalf("session-start: %+v", env.Err())
+	}
+	a := started.SessionID
+	sleep := map[string]any{"path": "sleep", "arguments": []string{"60"}, "timeout": 0}
+	inA := func(args map[string]any) map[string]any {
+		out := map[string]any{"sessionId": a}
+		for k, v := range args {
+			out[k] = v
+		}
+		return out
+	}
+
+	pending := callAsync(d, "request-command-access", inA(map[string]any{"commands": []string{"launch"}, "reason": "open the editor"}))
+	term.waitFor(t, "request c1")
+	term.answer(t, "s")
+	var res accessResult
+	if env := contracttest.Check(t, <-pending); env.DecodeResult(&res) != nil || res.Scope != "session" || !slices.Equal(res.Granted, []string{"launch"}) {
+		t.Fatalf("grant for the session: %+v %+v", env.Err(), res)
+	}
+	for range 2 {
+		env := call(t, d, "launch", inA(sleep))
+		var launched struct {
+			ProcessID int `json:"processId"`
+		}
+		if err := env.DecodeResult(&launched); err != nil || !env.OK() {
+			t.Fatalf("launch in the granted session: %+v %v", env.Err(), err)
+		}
+		_ = syscall.Kill(launched.ProcessID, syscall.SIGKILL)
+	}
+	wantCode(t, call(t, d, "launch", sleep), contract.CodeCommandDisabled) // the default session
+	if slices.Contains(enabledTools(t, d), "launch") {
+		t.Error("commandAccess shows a grant for one session as everyone's")
+	}
+	if g := d.Consent.Grants(); len(g.Scoped) != 1 || g.Scoped[0].Session != a || g.Scoped[0].Scope != "session" {
+		t.Errorf("grants in force: %+v", g)
+	}
+	if env := call(t, d, "session-end", map[string]any{"sessionId": a}); !env.OK() {
+		t.Fatalf("session-end: %+v", env.Err())
+	}
+	if g := d.Consent.Grants(); len(g.Scoped) != 0 {
+		t.Errorf("the ended session's grant is still listed: %+v", g)
+	}
+
+	// Once, in the default session: one send_command line, then gated again.
+	testdesk.WaitFor(t, 15*time.Second, "the prompter to come back", d.Consent.Available)
+	pending = callAsync(d, "request-command-access", map[string]any{"commands": []string{"keysym"}, "reason": "press F5"})
+	term.waitFor(t, "request c2")
+	term.answer(t, "o")
+	if env := contracttest.Check(t, <-pending); env.DecodeResult(&res) != nil || res.Scope != "once" {
+		t.Fatalf("grant once: %+v %+v", env.Err(), res)
+	}
+	if env := call(t, d, "send_command", map[string]any{"command": "F5"}); !env.OK() {
+		t.Fatalf("the call the grant was for: %+v", env.Err())
+	}
+	wantCode(t, call(t, d, "send_command", map[string]any{"command": "F5"}), contract.CodeCommandDisabled)
 }

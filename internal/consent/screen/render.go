@@ -120,8 +120,9 @@ func lay(q consent.Question) (*layout, error) {
 	}
 	add(fmt.Sprintf("Answer by %s (%s from the request). Until then the agent can only observe.",
 		q.Deadline.Local().Format("15:04:05"), q.Deadline.Sub(q.Asked).Round(time.Second)), false)
-	add("Allow all later lets every later request pass without asking; Deny refuses this and every later request. "+
-		"Only your own mouse or keyboard answers here (keys y, a, n).", false)
+	add("Once: the session's next call that needs it. This session: until the session ends. Allow: every session, "+
+		"until mcec exits. All later: every later request passes without asking. Deny refuses this and every later request. "+
+		"Only your own mouse or keyboard answers here (keys o, s, y, a, n).", false)
 
 	l := &layout{}
 	y := margin
@@ -151,8 +152,10 @@ func buttons(f font.Face, y int) []button {
 	var out []button
 	x := margin
 	for _, b := range []button{
+		{answer: consent.GrantOnce, label: "Once (o)", key: 'o', fill: colAllow},
+		{answer: consent.GrantSession, label: "This session (s)", key: 's', fill: colAllow},
 		{answer: consent.Grant, label: "Allow (y)", key: 'y', fill: colAllow},
-		{answer: consent.GrantAnyLater, label: "Allow all later (a)", key: 'a', fill: colAllowAll},
+		{answer: consent.GrantAnyLater, label: "All later (a)", key: 'a', fill: colAllowAll},
 		{answer: consent.Deny, label: "Deny (n)", key: 'n', fill: colDeny},
 	} {
 		w := font.MeasureString(f, b.label).Ceil() + 2*buttonPadX

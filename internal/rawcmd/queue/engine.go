@@ -87,8 +87,10 @@ type Options struct {
 	// KnownKey says whether a name is an X keysym name; nil accepts any name as a key.
 	KnownKey func(string) bool
 	// Allow, when set, is asked about every leaf of a resolved command that is not an agent tool
-	// (tools pass the dispatcher's gate); an error refuses the whole line before it is queued.
-	Allow func(e *rawcmd.Entry) error
+	// (tools pass the dispatcher's gate), once per distinct command of a line; an error refuses
+	// the whole line before it is queued. ctx is the submitting tool call's (it names the
+	// session, dispatch.SessionIDOf), or a bare context for the line protocol.
+	Allow func(ctx context.Context, e *rawcmd.Entry) error
 	// Audit, when set, is told about every line submitted on the TCP line protocol that is not
 	// exactly one agent tool call (those are audited by the dispatcher), with its refusal or nil.
 	Audit func(line string, err error)
@@ -279,11 +281,11 @@ func (e *Engine) Stats() Stats {
 
 // Check resolves a line without running it: the error Submit would give before enqueueing.
 func (e *Engine) Check(line string) error {
-	_, err := e.prepare(line, OriginAgent)
+	_, err := e.prepare(context.Background(), line, OriginAgent)
 	return err
 }
 
-func (e *Engine) prepare(line string, origin Origin) (*rawcmd.Plan, error) {
+func (e *Engine) prepare(ctx context.Context, line string, origin Origin) (*rawcmd.Plan, error) {
 	p, err := e.table.Load().Resolve(line, e.opts.KnownKey)
 	if errors.Is(err, rawcmd.ErrTooBig) {
 		return nil, e.drop(line, fmt.Sprintf("it expands to more than %d commands", rawcmd.MaxTree))
@@ -292,11 +294,15 @@ func (e *Engine) prepare(line string, origin Origin) (*rawcmd.Plan, error) {
 		return nil, err
 	}
 	if e.opts.Allow != nil {
+		// Once per command: the answer is the same for each leaf of a line, and a grant the
+		// operator gave for one use covers the line that uses it, not its first leaf alone.
+		asked := map[*rawcmd.Entry]bool{}
 		for _, s := range p.Steps {
-			if s.Entry.Kind == rawcmd.EntryTool {
+			if s.Entry.Kind == rawcmd.EntryTool || asked[s.Entry] {
 				continue
 			}
-			if err := e.opts.Allow(s.Entry); err != nil {
+			asked[s.Entry] = true
+			if err := e.opts.Allow(ctx, s.Entry); err != nil {
 				return nil, err
 			}
 		}
@@ -330,11 +336,11 @@ func (e *Engine) drop(line, why string) error {
 // command-disabled, bad-arguments (syntax), command-dropped (tree over rawcmd.MaxTree, queue full,
 // shutting down).
 func (e *Engine) Submit(line string, origin Origin) (*Ticket, error) {
-	return e.submit(line, origin, 0)
+	return e.submit(context.Background(), line, origin, 0)
 }
 
-func (e *Engine) submit(line string, origin Origin, owner uint64) (*Ticket, error) {
-	p, err := e.prepare(line, origin)
+func (e *Engine) submit(ctx context.Context, line string, origin Origin, owner uint64) (*Ticket, error) {
+	p, err := e.prepare(ctx, line, origin)
 	if origin == OriginLine && e.opts.Audit != nil && (p == nil || len(p.Steps) != 1 || p.Steps[0].Entry.Kind != rawcmd.EntryTool) {
 		e.opts.Audit(line, err)
 	}
@@ -373,7 +379,7 @@ func (e *Engine) submit(line string, origin Origin, owner uint64) (*Ticket, erro
 // Run submits line and waits until it ran, at most Options.Wait: then it fails
 // send-command-timeout while the command itself goes on.
 func (e *Engine) Run(ctx context.Context, line string, origin Origin) (Result, error) {
-	t, err := e.Submit(line, origin)
+	t, err := e.submit(ctx, line, origin, 0)
 	if err != nil {
 		return Result{}, err
 	}
@@ -707,7 +713,9 @@ func (e *Engine) NewClient(origin Origin) *Client {
 }
 
 // Submit is Engine.Submit on the client's behalf.
-func (c *Client) Submit(line string) (*Ticket, error) { return c.e.submit(line, c.origin, c.id) }
+func (c *Client) Submit(line string) (*Ticket, error) {
+	return c.e.submit(context.Background(), line, c.origin, c.id)
+}
 
 // Close queues the release of what the client holds behind its own commands (they still run:
 // controllers send and hang up). It never blocks, ignores the queue bound and is idempotent; after

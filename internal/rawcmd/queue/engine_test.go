@@ -304,3 +304,32 @@ enabled = false
 		t.Errorf("after reload: err %v, greet %v", e.TableError(), e.Check("greet"))
 	}
 }
+
+// Allow is asked once per distinct command of a line, with the submitting call's context: a
+// grant for one use covers the whole line that uses it.
+func TestAllowOncePerCommandOfALine(t *testing.T) {
+	f := newFake()
+	file := filepath.Join(t.TempDir(), "commands.toml")
+	writeFile(t, file, "[commands.twice]\nmacro = [\"enter\", \"ctrl-a\", \"enter\", \"ctrl-a\"]\n")
+	type key struct{}
+	var asked []string
+	var ctxs []any
+	e := newEngine(t, f, Options{File: file, Allow: func(ctx context.Context, en *rawcmd.Entry) error {
+		asked = append(asked, en.Name)
+		ctxs = append(ctxs, ctx.Value(key{}))
+		return nil
+	}})
+	ctx := context.WithValue(context.Background(), key{}, "the call")
+	if _, err := e.Run(ctx, "twice", OriginAgent); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(asked)
+	if !slices.Equal(asked, []string{"ctrl-a", "enter"}) {
+		t.Errorf("Allow asked about %v, want ctrl-a and enter once each", asked)
+	}
+	for _, v := range ctxs {
+		if v != "the call" {
+			t.Errorf("Allow got another context (%v)", v)
+		}
+	}
+}

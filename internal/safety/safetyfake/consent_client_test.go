@@ -23,9 +23,10 @@ import (
 // call for one of 2025-11-25. Without it, the client is never asked.
 func TestConsentViaClient(t *testing.T) {
 	for _, tc := range []struct {
-		allowed  bool
-		protocol string
-	}{{true, ""}, {true, "2025-11-25"}, {false, ""}} {
+		allowed       bool
+		protocol      string
+		answer, scope string
+	}{{true, "", "grant", "process"}, {true, "2025-11-25", "grant-session", "session"}, {false, "", "grant", ""}} {
 		allowed := tc.allowed
 		d, _ := start(t, safety.Settings{Agent: ptr(true), ConsentViaClient: allowed})
 		var (
@@ -45,7 +46,7 @@ func TestConsentViaClient(t *testing.T) {
 				mu.Lock()
 				asked = append(asked, req.Params.Message)
 				mu.Unlock()
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "grant"}}, nil
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": tc.answer}}, nil
 			}}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: tc.protocol})
 		if err != nil {
 			t.Fatal(err)
@@ -72,16 +73,18 @@ func TestConsentViaClient(t *testing.T) {
 		var out struct {
 			Granted    []string `json:"granted"`
 			AnsweredBy string   `json:"answeredBy"`
+			Scope      string   `json:"scope"`
 		}
-		if err := env.DecodeResult(&out); err != nil || out.AnsweredBy != "client" || len(out.Granted) != 1 || out.Granted[0] != "launch" {
+		if err := env.DecodeResult(&out); err != nil || out.AnsweredBy != "client" || len(out.Granted) != 1 || out.Granted[0] != "launch" || out.Scope != tc.scope {
 			t.Fatalf("%+v %v: %s", out, err, res.Content[0].(*mcp.TextContent).Text)
 		}
 		if len(asked) != 1 || !strings.Contains(asked[0], "lower trust") || !strings.Contains(asked[0], "start the editor") {
 			t.Errorf("client asked %q", asked)
 		}
 		mu.Unlock()
-		if a := d.CommandAccess(); !strings.Contains(strings.Join(a.EnabledTools, ","), "launch") {
-			t.Errorf("launch not enabled after the client's grant: %+v", a)
+		// A grant for one session is that session's; commandAccess says what every session may do.
+		if a := d.CommandAccess(); strings.Contains(strings.Join(a.EnabledTools, ","), "launch") != (tc.scope == "process") {
+			t.Errorf("after the client's %s: commandAccess %+v", tc.answer, a)
 		}
 	}
 }
