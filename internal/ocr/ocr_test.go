@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 func TestUnavailable(t *testing.T) {
@@ -88,7 +90,7 @@ func TestDefaultsReadUILabels(t *testing.T) {
 	img := factory(t)
 	for _, rg := range regions {
 		t.Run(rg.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), sysload.Scale(30*time.Second)) // tesseract shares the processors with the rest of make test
 			defer cancel()
 			res, err := Recognize(ctx, crop(img, rg.r), Options{})
 			if err != nil {

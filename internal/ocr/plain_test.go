@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 func loadTestPNG(t *testing.T, name string) *image.RGBA {
@@ -42,7 +44,7 @@ func TestPlainButtonLabels(t *testing.T) {
 		{"tk_dark_buttons.png", []string{"Credits", "Close"}},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), sysload.Scale(30*time.Second)) // tesseract shares the processors with the rest of make test
 			defer cancel()
 			img := loadTestPNG(t, tt.file)
 			res, err := Recognize(ctx, img, Options{})

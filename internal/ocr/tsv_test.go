@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 func readTSV(t *testing.T, name string) string {
@@ -162,7 +164,7 @@ func TestEditDistance(t *testing.T) {
 // back) and sit on the glyphs: the tabs' labels, cropped from the factory.
 func TestRecognizeWordBoxes(t *testing.T) {
 	needTesseract(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), sysload.Scale(30*time.Second)) // tesseract shares the processors with the rest of make test
 	defer cancel()
 	img := crop(factory(t), image.Rect(10, 580, 335, 615))
 	res, err := Recognize(ctx, img, Options{})
@@ -210,7 +212,7 @@ func TestStripsReadAsWhole(t *testing.T) {
 	needTesseract(t)
 	img := factory(t)
 	read := func(limit int) (Result, time.Duration) {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), sysload.Scale(60*time.Second))
 		defer cancel()
 		start := time.Now()
 		res, err := Recognize(ctx, img, Options{StripMinPixels: limit})
