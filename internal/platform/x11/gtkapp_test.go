@@ -73,7 +73,8 @@ func startRaisedGTKApp(t testing.TB, c *x11.Conn) *gtkApp {
 // next reads lines until one has key (and, when match is set, a value match accepts).
 func (g *gtkApp) next(t testing.TB, key string, match func(json.RawMessage) bool) map[string]json.RawMessage {
 	t.Helper()
-	limit := time.NewTimer(waitLimit)
+	d := waitLimit()
+	limit := time.NewTimer(d)
 	defer limit.Stop()
 	var last json.RawMessage
 	for {
@@ -89,7 +90,7 @@ func (g *gtkApp) next(t testing.TB, key string, match func(json.RawMessage) bool
 				}
 			}
 		case <-limit.C:
-			t.Fatalf("after %v: gtkapp reported no %q as wanted; last %s", waitLimit, key, last)
+			t.Fatalf("after %v: gtkapp reported no %q as wanted; last %s", d, key, last)
 		}
 	}
 }

@@ -18,10 +18,13 @@ import (
 
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/x11"
+	"github.com/mcec/mcec/internal/sysload"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
-const waitLimit = 10 * time.Second
+// waitLimit bounds a wait for the desktop's answer: 10 s, stretched with the load. Beside a
+// second make test, openbox's replay of a grabbed second press (a double click) took longer.
+func waitLimit() time.Duration { return sysload.Scale(10 * time.Second) }
 
 // dial connects to the test desktop and closes the connection at cleanup.
 func dial(t testing.TB) *x11.Conn {
@@ -221,7 +224,7 @@ func (a *xapp) window(t testing.TB, o winOpts) xproto.Window {
 
 func (a *xapp) waitViewable(t testing.TB, w xproto.Window) {
 	t.Helper()
-	testdesk.WaitFor(t, waitLimit, "test window viewable", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "test window viewable", func() bool {
 		r, err := xproto.GetWindowAttributes(a.c, w).Reply()
 		return err == nil && r.MapState == xproto.MapStateViewable
 	})
@@ -294,7 +297,7 @@ func rgb(v uint32) color.RGBA {
 func waitManaged(t testing.TB, c *x11.Conn, w uint32) platform.Window {
 	t.Helper()
 	var got platform.Window
-	testdesk.WaitFor(t, waitLimit, "window in _NET_CLIENT_LIST", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "window in _NET_CLIENT_LIST", func() bool {
 		var err error
 		got, err = c.Window(ctxT(t), w)
 		return err == nil
@@ -310,7 +313,7 @@ func settledWindow(t testing.TB, c *x11.Conn, w uint32) platform.Window {
 		got   platform.Window
 		since time.Time
 	)
-	testdesk.WaitFor(t, waitLimit, "the window's bounds to hold for 500 ms", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "the window's bounds to hold for 500 ms", func() bool {
 		cur, err := c.Window(ctxT(t), w)
 		if err != nil {
 			return false
@@ -330,7 +333,7 @@ func startGTK(t testing.TB) (int, uint32) {
 	t.Helper()
 	newXApp(t) // the window manager is ready and lets clicks through
 	p := testdesk.Start(t, "gtk3-widget-factory")
-	return p.PID, testdesk.WaitWindow(t, p.PID, waitLimit)
+	return p.PID, testdesk.WaitWindow(t, p.PID, waitLimit())
 }
 
 // matchFraction is the share of pixels of r equal in a and b.
@@ -422,7 +425,8 @@ func (r *recorder) reset() {
 // waitFor waits until cond holds for the recorded events.
 func (r *recorder) waitFor(t testing.TB, what string, cond func([]xgb.Event) bool) []xgb.Event {
 	t.Helper()
-	limit := time.NewTimer(waitLimit)
+	d := waitLimit()
+	limit := time.NewTimer(d)
 	defer limit.Stop()
 	for {
 		evs := r.snapshot()
@@ -432,7 +436,7 @@ func (r *recorder) waitFor(t testing.TB, what string, cond func([]xgb.Event) boo
 		select {
 		case <-r.changed:
 		case <-limit.C:
-			t.Fatalf("after %v: %s; recorded %d events: %s", waitLimit, what, len(evs), describeEvents(evs))
+			t.Fatalf("after %v: %s; recorded %d events: %s", d, what, len(evs), describeEvents(evs))
 		}
 	}
 }

@@ -22,7 +22,7 @@ func TestOwnWindowHidden(t *testing.T) {
 	other := app.window(t, winOpts{x: 60, y: 10, w: 40, h: 40, managed: true, bg: u32(0x808080), title: "test app"})
 	waitManaged(t, c, uint32(other))
 	clientList := app.atom(t, "_NET_CLIENT_LIST")
-	testdesk.WaitFor(t, waitLimit, "the own window in _NET_CLIENT_LIST", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "the own window in _NET_CLIENT_LIST", func() bool {
 		r, err := xproto.GetProperty(app.c, false, app.root, clientList, xproto.AtomWindow, 0, 4096).Reply()
 		if err != nil {
 			return false

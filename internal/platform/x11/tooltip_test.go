@@ -58,7 +58,7 @@ func TestClickUnderTooltip(t *testing.T) {
 	// openbox as a script starts it: its system configuration (Debian's click-to-focus binds
 	// presses into windows with a synchronous grab).
 	startProc(t, env, false, "openbox", "--sm-disable")
-	testdesk.WaitFor(t, waitLimit, "openbox to manage the screen", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "openbox to manage the screen", func() bool {
 		r, err := xproto.GetProperty(xc, false, root, wmCheck, xproto.AtomWindow, 0, 1).Reply()
 		return err == nil && r.ValueLen > 0
 	})
@@ -77,7 +77,7 @@ func TestClickUnderTooltip(t *testing.T) {
 	}()
 	next := func(key string) map[string]json.RawMessage {
 		t.Helper()
-		limit := time.NewTimer(waitLimit)
+		limit := time.NewTimer(waitLimit())
 		defer limit.Stop()
 		for {
 			select {
@@ -89,7 +89,7 @@ func TestClickUnderTooltip(t *testing.T) {
 					return m
 				}
 			case <-limit.C:
-				t.Fatalf("after %v: the app reported no %q", waitLimit, key)
+				t.Fatalf("after %v: the app reported no %q", waitLimit(), key)
 			}
 		}
 	}
@@ -110,7 +110,7 @@ func TestClickUnderTooltip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tip image.Rectangle
-	testdesk.WaitFor(t, waitLimit, "the tooltip of Hover to show", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "the tooltip of Hover to show", func() bool {
 		tree, err := xproto.QueryTree(xc, root).Reply()
 		if err != nil {
 			t.Fatal(err)
@@ -137,7 +137,7 @@ func TestClickUnderTooltip(t *testing.T) {
 	}
 	at := platform.Point{X: (under.Min.X + under.Max.X) / 2, Y: (under.Min.Y + under.Max.Y) / 2}
 
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit())
 	defer cancel()
 	c, err := x11.Dial(ctx, display)
 	if err != nil {

@@ -58,7 +58,7 @@ func TestWatchWindows(t *testing.T) {
 	win := app.window(t, winOpts{x: 50, y: 50, w: 100, h: 80, managed: true, bg: u32(0x404040), title: "watched"})
 	waitManaged(t, c, uint32(win))
 	app.unmap(t, win)
-	testdesk.WaitFor(t, waitLimit, "window unmanaged", func() bool { _, err := c.Window(ctxT(t), uint32(win)); return err != nil })
+	testdesk.WaitFor(t, waitLimit(), "window unmanaged", func() bool { _, err := c.Window(ctxT(t), uint32(win)); return err != nil })
 
 	steps := []struct {
 		name  string
@@ -69,11 +69,11 @@ func TestWatchWindows(t *testing.T) {
 			func(t *testing.T) { waitManaged(t, c, uint32(win)) }},
 		{"the active window changes", func(t *testing.T) { app.activate(t, uint32(other)) },
 			func(t *testing.T) {
-				testdesk.WaitFor(t, waitLimit, "other active", func() bool { w, _ := c.Window(ctxT(t), uint32(other)); return w.Focused })
+				testdesk.WaitFor(t, waitLimit(), "other active", func() bool { w, _ := c.Window(ctxT(t), uint32(other)); return w.Focused })
 			}},
 		{"a window closes", func(t *testing.T) { xproto.DestroyWindow(app.c, win) },
 			func(t *testing.T) {
-				testdesk.WaitFor(t, waitLimit, "window gone", func() bool { _, err := c.Window(ctxT(t), uint32(win)); return err != nil })
+				testdesk.WaitFor(t, waitLimit(), "window gone", func() bool { _, err := c.Window(ctxT(t), uint32(win)); return err != nil })
 			}},
 	}
 	for _, st := range steps {
@@ -118,6 +118,6 @@ func TestWatchWindows(t *testing.T) {
 			t.Fatalf("%d watchers, want %d", n, base+1)
 		}
 		wcancel()
-		testdesk.WaitFor(t, waitLimit, "the watcher to go", func() bool { return x11.Watchers(c) == base })
+		testdesk.WaitFor(t, waitLimit(), "the watcher to go", func() bool { return x11.Watchers(c) == base })
 	})
 }

@@ -197,7 +197,7 @@ func TestWindowOpErrors(t *testing.T) {
 	app.window(t, winOpts{x: 5, y: 5, w: 10, h: 10, bg: u32(0)})
 	select {
 	case <-ch:
-	case <-time.After(waitLimit):
+	case <-time.After(waitLimit()):
 		t.Fatal("WatchWindows deaf after the failed operations")
 	}
 }

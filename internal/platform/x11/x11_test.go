@@ -128,7 +128,7 @@ func TestWindows(t *testing.T) {
 	t.Run("focused", func(t *testing.T) {
 		// A window of the desktop still being mapped may take the focus after the activation
 		// (openbox focuses new windows): activate again until the list settles on gtk alone.
-		testdesk.WaitFor(t, waitLimit, "only the activated window focused", func() bool {
+		testdesk.WaitFor(t, waitLimit(), "only the activated window focused", func() bool {
 			activate(t, c, app, gtk)
 			list, err := c.Windows(ctxT(t))
 			if err != nil {
@@ -448,7 +448,7 @@ func activate(t *testing.T, c *x11.Conn, app *xapp, w uint32) {
 	ev := xproto.ClientMessageEvent{Format: 32, Window: xproto.Window(w), Type: app.atom(t, "_NET_ACTIVE_WINDOW"),
 		Data: xproto.ClientMessageDataUnionData32New([]uint32{2, 0, 0, 0, 0})}
 	xproto.SendEvent(app.c, false, app.root, xproto.EventMaskSubstructureRedirect|xproto.EventMaskSubstructureNotify, string(ev.Bytes()))
-	testdesk.WaitFor(t, waitLimit, "window active", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "window active", func() bool {
 		got, err := c.Window(ctxT(t), w)
 		return err == nil && got.Focused
 	})
@@ -477,7 +477,7 @@ func TestCaptureWindowOwnPixels(t *testing.T) {
 				// Window managers place new windows on screen; move it half off, as a user would.
 				xproto.ConfigureWindow(app.c, xproto.Window(w), xproto.ConfigWindowX|xproto.ConfigWindowY,
 					[]uint32{uint32(tt.x), uint32(tt.y)})
-				testdesk.WaitFor(t, waitLimit, "window moved", func() bool {
+				testdesk.WaitFor(t, waitLimit(), "window moved", func() bool {
 					info, _ = c.Window(ctxT(t), w)
 					return info.Bounds.X+info.Bounds.Width > screen.Width
 				})
@@ -556,7 +556,7 @@ func TestCaptureWindowMinimized(t *testing.T) {
 					}
 				}
 				app.iconify(t, w)
-				testdesk.WaitFor(t, waitLimit, "window minimized", func() bool {
+				testdesk.WaitFor(t, waitLimit(), "window minimized", func() bool {
 					got, err := c.Window(ctxT(t), w)
 					return err == nil && got.Minimized
 				})
@@ -696,7 +696,7 @@ func TestServerGone(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	stopped = true
-	testdesk.WaitFor(t, waitLimit, "calls to fail with ErrDisplayUnavailable", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "calls to fail with ErrDisplayUnavailable", func() bool {
 		_, err := c.Windows(ctxT(t))
 		return errors.Is(err, platform.ErrDisplayUnavailable)
 	})
@@ -734,7 +734,7 @@ func TestWindowsFollowTheList(t *testing.T) {
 	second := app.window(t, winOpts{x: 90, y: 10, w: 60, h: 40, managed: true, bg: u32(0x808080), title: "second"})
 	waitManaged(t, c, uint32(second))
 	app.prop(t, first, "_NET_WM_NAME", "UTF8_STRING", 8, []byte("first, renamed"))
-	testdesk.WaitFor(t, waitLimit, "the new window and the new title", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "the new window and the new title", func() bool {
 		list, err := c.Windows(ctxT(t))
 		if err != nil {
 			t.Fatal(err)
@@ -769,7 +769,7 @@ func TestWindowsFollowTheList(t *testing.T) {
 		}
 	}
 	app.destroy(t, second)
-	testdesk.WaitFor(t, waitLimit, "the destroyed window to leave the listing", func() bool {
+	testdesk.WaitFor(t, waitLimit(), "the destroyed window to leave the listing", func() bool {
 		list, err := c.Windows(ctxT(t))
 		if err != nil {
 			t.Fatal(err)

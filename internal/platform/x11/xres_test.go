@@ -32,7 +32,7 @@ func listed(t *testing.T, c *x11.Conn, h uint32) (platform.Window, bool) {
 func waitTitled(t *testing.T, c *x11.Conn, title string) platform.Window {
 	t.Helper()
 	var got platform.Window
-	testdesk.WaitFor(t, waitLimit, "no window titled "+title, func() bool {
+	testdesk.WaitFor(t, waitLimit(), "no window titled "+title, func() bool {
 		list, err := c.Windows(ctxT(t))
 		if err != nil {
 			return false
