@@ -127,11 +127,22 @@ func TestConsentPointsToTheConsole(t *testing.T) {
 		}
 		defer cs.Close()
 
-		// The operator, at the console, answers the question once it is asked.
+		// The operator, at the console, answers the question once the client was pointed there:
+		// answered at once, the question could be over before the pointer goroutine ran, and
+		// then nobody needs pointing (seen beside a second make test).
 		answered := make(chan error, 1)
+		pointed := make(chan *mcp.ElicitParams, 1)
 		if withConsole {
 			go func() {
 				q, err := d.Consent.Next(ctx, "")
+				if err == nil {
+					select {
+					case l := <-links:
+						pointed <- l
+					case <-ctx.Done():
+						err = ctx.Err()
+					}
+				}
 				if err == nil {
 					err = d.Consent.Answer(q.ID, consent.Grant)
 				}
@@ -163,7 +174,7 @@ func TestConsentPointsToTheConsole(t *testing.T) {
 		}
 		var link *mcp.ElicitParams
 		select {
-		case link = <-links:
+		case link = <-pointed:
 		default:
 			t.Fatal("the client was not pointed to the console")
 		}
