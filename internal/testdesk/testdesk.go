@@ -30,6 +30,7 @@ import (
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/paths"
 	"github.com/mcec/mcec/internal/procgroup"
+	"github.com/mcec/mcec/internal/sysload"
 	"github.com/mcec/mcec/internal/wayland/gnome"
 	"github.com/mcec/mcec/internal/wayland/kwin"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
@@ -247,9 +248,12 @@ func (b *tailBuffer) String() string {
 }
 
 // WaitFor polls cond every 20 ms until it returns true or timeout passes,
-// then fails the test with msg.
+// then fails the test with msg. The timeout stretches with the load (sysload.Scale): beside a
+// second make test, desktops and apps answer several times slower, and a wait that fails only
+// makes the test fail, never pass.
 func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) {
 	t.Helper()
+	timeout = sysload.Scale(timeout)
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
