@@ -101,22 +101,27 @@ func TestWeakEffects(t *testing.T) {
 	menu := NodeChange{NodeBrief: NodeBrief{Ref: "1.2:10", Role: "menu", Name: "Help"}, States: "-selected"}
 	label := NodeChange{NodeBrief: NodeBrief{Ref: "1.2:11", Role: "label", Name: "count: 1"}, Was: &Was{}}
 	focus := &FocusMove{To: &NodeBrief{Ref: "1.2:3", Role: "push button"}}
+	was, now := "page go=0", "page go=1"
 	for _, tc := range []struct {
 		name             string
 		eff              Effect
-		menuOnly, fcOnly bool
+		menuOnly, forerunner bool
 	}{
 		{"a menu closed", Effect{Changed: []NodeChange{menu}}, true, false},
 		{"a menu closed and a window opened", Effect{Changed: []NodeChange{menu}, WindowsOpened: []WindowBrief{{Title: "About"}}}, false, false},
 		{"a menu closed and a label changed", Effect{Changed: []NodeChange{menu, label}}, false, false},
 		{"the focus moved", Effect{Focus: focus}, false, true},
 		{"the focus moved and a label changed", Effect{Focus: focus, Changed: []NodeChange{label}}, false, false},
+		{"the title changed", Effect{Window: &WindowDelta{From: WindowGeometry{Width: 9, Title: &was}, To: WindowGeometry{Width: 9, Title: &now}}}, false, true},
+		{"the focus moved and the title changed", Effect{Focus: focus, Window: &WindowDelta{From: WindowGeometry{Title: &was}, To: WindowGeometry{Title: &now}}}, false, true},
+		{"the window was resized", Effect{Focus: focus, Window: &WindowDelta{From: WindowGeometry{Width: 9}, To: WindowGeometry{Width: 10}}}, false, false},
+		{"the title changed and a label changed", Effect{Window: &WindowDelta{From: WindowGeometry{Title: &was}, To: WindowGeometry{Title: &now}}, Changed: []NodeChange{label}}, false, false},
 	} {
 		if got := tc.eff.menuOnly(); got != tc.menuOnly {
 			t.Errorf("%s: menuOnly %v, want %v", tc.name, got, tc.menuOnly)
 		}
-		if got := tc.eff.focusOnly(); got != tc.fcOnly {
-			t.Errorf("%s: focusOnly %v, want %v", tc.name, got, tc.fcOnly)
+		if got := tc.eff.forerunner(); got != tc.forerunner {
+			t.Errorf("%s: forerunner %v, want %v", tc.name, got, tc.forerunner)
 		}
 	}
 }
