@@ -264,6 +264,11 @@ func TestEntrypointServes(t *testing.T) {
 	if c := login(operatorKey); c != http.StatusSeeOther {
 		t.Errorf("console login with the operator key: %d, want 303", c)
 	}
+	// The log is the pod's, which others read: it points at the key form, never at a link that
+	// logs in by itself.
+	if log := e.stderr.String(); strings.Contains(log, "login?t=") || !strings.Contains(log, "log in with the operator key") {
+		t.Errorf("the log holds a one-time login link or no pointer to the key form:\n%s", log)
+	}
 	if err := syscall.Kill(e.cmd.Process.Pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

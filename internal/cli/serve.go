@@ -140,6 +140,10 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 		// A provisioned instance: its stderr is a log file, and the link must be in no file an
 		// agent's process could read. The provisioning server's console mints one when asked.
 		fmt.Fprintf(st.err, "mcec: operator console at %s; open it from the provisioning server's console\n", d.Console.PageURL())
+	case d.Console != nil && d.Console.KeyLogin():
+		// With an operator key, stderr is often a pod's log, which others read: no link in it.
+		fmt.Fprintf(st.err, "mcec: operator console at %s (bound to %s); log in with the operator key at %slogin\n",
+			d.Console.PageURL(), d.Console.Addr(), d.Console.PageURL())
 	case d.Console != nil:
 		// The terminal is the operator's; the link is in no file an agent's process could read.
 		fmt.Fprintf(st.err, "mcec: operator console at %s (bound to %s); log in (once, within 5 minutes) at %s\n",

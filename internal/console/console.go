@@ -200,6 +200,9 @@ func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
 // PageURL is the console's page, with no credential in it: it opens for a browser that logged in.
 func (s *Server) PageURL() string { return "http://" + s.urlHost() + "/" }
 
+// KeyLogin reports whether an operator key logs in (at PageURL + "login").
+func (s *Server) KeyLogin() bool { return s.keys != nil }
+
 // LoginURL mints a one-time login link, valid for five minutes.
 func (s *Server) LoginURL() string {
 	return "http://" + s.urlHost() + "/login?t=" + s.creds.newLink()

@@ -103,8 +103,8 @@ func TestWeakEffects(t *testing.T) {
 	focus := &FocusMove{To: &NodeBrief{Ref: "1.2:3", Role: "push button"}}
 	was, now := "page go=0", "page go=1"
 	for _, tc := range []struct {
-		name             string
-		eff              Effect
+		name                 string
+		eff                  Effect
 		menuOnly, forerunner bool
 	}{
 		{"a menu closed", Effect{Changed: []NodeChange{menu}}, true, false},
