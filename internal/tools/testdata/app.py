@@ -3,7 +3,8 @@
 so a test can make the UI change at a moment it chooses.
 
 Commands (one per line): dialog, close, quit. Each is acknowledged with "ok <command>" on stdout.
-Buttons: "Open dialog" opens the same (non-modal) dialog; "Modal" runs a modal dialog in a nested
+Buttons: "Apply" counts its clicks in the label below it ("applied N"), so every click has an
+effect to observe; "Open dialog" opens the same (non-modal) dialog; "Modal" runs a modal dialog in a nested
 main loop (Gtk.Dialog.run), which is what makes an application stop answering AT-SPI.
 """
 import sys
@@ -19,7 +20,11 @@ box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6)
 entry = Gtk.Entry()
 entry.set_text("hello")
 box.pack_start(entry, False, False, 0)
-box.pack_start(Gtk.Button(label="Apply"), False, False, 0)
+apply_button = Gtk.Button(label="Apply")
+box.pack_start(apply_button, False, False, 0)
+applied = Gtk.Label(label="applied 0")
+box.pack_start(applied, False, False, 0)
+apply_button.connect("clicked", lambda b: applied.set_text("applied %d" % (int(applied.get_text().split()[1]) + 1)))
 open_button = Gtk.Button(label="Open dialog")
 open_button.connect("clicked", lambda b: open_dialog())
 box.pack_start(open_button, False, False, 0)
