@@ -171,7 +171,11 @@ func serveRun(ctx context.Context, g *globalOptions, st *streams, o *serveOption
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(st.err, "mcec: serving MCP at %s/mcp and the façade at %s/v1/tools/{tool}\n", base, base)
 	if d.Private != nil {
-		fmt.Fprintf(st.err, "mcec: private desktop on DISPLAY=%s; try: mcec call --server %s windows\n", d.Private.Display(), base)
+		where := "DISPLAY=" + d.Private.Display()
+		if sock := d.Private.WaylandSocket(); sock != "" {
+			where = "WAYLAND_DISPLAY=" + sock
+		}
+		fmt.Fprintf(st.err, "mcec: private desktop on %s; try: mcec call --server %s windows\n", where, base)
 	}
 	return serveHTTP(ctx, d.Dispatcher, func() *mcp.Server { return d.MCPServer("http") }, ln,
 		transport.HTTPOptions{Door: door, Log: log, Ready: d.Ready, HostNames: o.hostNames}, func() error {

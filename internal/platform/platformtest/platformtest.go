@@ -598,6 +598,14 @@ func testWindowOps(t *testing.T, s *suite) {
 		t.Fatalf("move: %v", err)
 	}
 	s.eventually("the window never moved", func() bool { w := get(); return w.Bounds.X != s.win.Bounds.X || w.Bounds.Y != s.win.Bounds.Y })
+	// A resize keeps the top-left corner where it is, on every backend (sway would keep the centre).
+	moved := get().Bounds
+	want := platform.Rect{X: moved.X, Y: moved.Y, Width: moved.Width + 40, Height: moved.Height + 30}
+	if err := s.d.WindowOp(s.ctx(), h, platform.WindowOp{Kind: platform.OpResize, Width: want.Width, Height: want.Height}); err != nil {
+		t.Fatalf("resize: %v", err)
+	}
+	var got platform.Rect
+	s.eventually(fmt.Sprintf("the window never became %+v", want), func() bool { got = get().Bounds; return got == want })
 	if err := s.d.WindowOp(s.ctx(), h, platform.WindowOp{Kind: platform.OpMinimize}); err != nil {
 		t.Fatalf("minimize: %v", err)
 	}

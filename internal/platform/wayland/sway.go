@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"time"
 
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/procname"
+	"github.com/mcec/mcec/internal/sysload"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
 	"github.com/mcec/mcec/internal/wayland/wlclient"
 )
@@ -318,8 +320,10 @@ func (s *sway) WindowOp(ctx context.Context, handle uint32, op platform.WindowOp
 		if op.Kind == platform.OpMove {
 			cmd = sel + fmt.Sprintf("move absolute position %d %d", op.X-(area.X-v.Node.Rect.X), op.Y-(area.Y-v.Node.Rect.Y))
 		} else {
-			cmd = sel + fmt.Sprintf("resize set width %d px height %d px",
-				op.Width+v.Node.Rect.Width-area.Width, op.Height+v.Node.Rect.Height-area.Height)
+			// sway keeps a floating window's centre on a resize; mcec keeps its top-left corner,
+			// as the X11 window managers and the other compositors do.
+			cmd = sel + fmt.Sprintf("resize set width %d px height %d px, move absolute position %d %d",
+				op.Width+v.Node.Rect.Width-area.Width, op.Height+v.Node.Rect.Height-area.Height, v.Node.Rect.X, v.Node.Rect.Y)
 		}
 	case platform.OpMinimize:
 		if v.Scratchpad {
@@ -358,7 +362,44 @@ func (s *sway) WindowOp(ctx context.Context, handle uint32, op platform.WindowOp
 		}
 		return s.ipcErr(err)
 	}
+	if op.Kind == platform.OpResize {
+		s.awaitResizeAnswer(ctx, handle, platform.Rect{Width: op.Width, Height: op.Height})
+	}
 	return nil
+}
+
+// resizeAnswer bounds the wait for a client's answer to a resize (stretched by the load).
+const resizeAnswer = 300 * time.Millisecond
+
+// awaitResizeAnswer waits, at most resizeAnswer, for the client to answer a resize of its window
+// to want's size. sway gives the container the new size at once and the client's own size when
+// it commits: gtk4-widget-factory, asked for 1000x700, was 1000x700 in sway's tree for some
+// 50 ms and then 1391x757, its smallest, so a window read at once passed for resized. A client
+// that takes the size changes nothing more, which cannot be told from one that has not
+// answered yet: that costs the whole wait.
+func (s *sway) awaitResizeAnswer(ctx context.Context, handle uint32, want platform.Rect) {
+	ctx, cancel := context.WithTimeout(ctx, sysload.Scale(resizeAnswer))
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		views, err := s.views(ctx)
+		if err != nil {
+			return
+		}
+		for _, v := range views {
+			if uint32(v.Node.ID) == handle {
+				if a := clientArea(v.Node); a.Width != want.Width || a.Height != want.Height {
+					return // the client chose another size: that is the answer
+				}
+			}
+		}
+	}
 }
 
 // CaptureRect grabs the on-screen pixels of r through wlr-screencopy.
