@@ -33,7 +33,7 @@ func focusTool(env *Env) *catalog.Tool {
 		Annotations:       catalog.Annotations{OpenWorld: true},
 		ResultTypeSchemas: elementSchemas,
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeForegroundNotSet, contract.CodeFocusNotConfirmed,
-			contract.CodeElementNotFound, contract.CodeTargetElevated, contract.CodeEmergencyStopped}),
+			contract.CodeElementNotFound, contract.CodeTargetElevated, contract.CodeEmergencyStopped, contract.CodeCompositorUnsupported}),
 		Run: func(ctx context.Context, call *catalog.Call, in *focusArgs, resp *catalog.Response) (*focusResult, error) {
 			settle, err := in.duration()
 			if err != nil {

@@ -58,6 +58,13 @@ func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform
 		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound, "%s: %s (looked for %v; for longer, wait-for first)", what, l.describeMiss(&s.ElementSelector), actionableWait)
 	}
 	b := l.node.Bounds
+	if b == nil && l.node.States["showing"] && l.window.Server == platform.ServerWayland {
+		// Shown, but where is unknown: an object in a popup surface, which the compositor places
+		// without telling any client (docs/wayland.md).
+		return platform.Point{}, "", contract.Errorf(contract.CodeCompositorUnsupported,
+			"%s: %s (%s %q) is shown in a popup (an open menu or list), and this compositor tells no client where popups are, "+
+				"so it has no point to click; use invoke (its action, select or setvalue), or capture and pixel input", what, l.node.Ref, l.node.Role, l.node.Name)
+	}
 	if !onScreen(l.node) {
 		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound,
 			"%s: %s (%s %q) is not showing on screen, so it has no point to click; use invoke", what, l.node.Ref, l.node.Role, l.node.Name)
@@ -187,7 +194,7 @@ func clickTool(env *Env) *catalog.Tool {
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect, contract.WarnEffectUnobservable},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeElementStale,
 			contract.CodeForegroundNotSet, contract.CodeTargetElevated, contract.CodeEmergencyStopped, contract.CodeBadArguments,
-			contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
+			contract.CodeOCRUnavailable, contract.CodeCaptureFailed, contract.CodeCompositorUnsupported}),
 		Run: func(ctx context.Context, call *catalog.Call, in *clickArgs, resp *catalog.Response) (*clickResult, error) {
 			button, err := parseButton(in.Button)
 			if err != nil {
@@ -285,7 +292,7 @@ func dragTool(env *Env) *catalog.Tool {
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect, contract.WarnEffectUnobservable},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeElementNotFound, contract.CodeForegroundNotSet,
 			contract.CodeTargetElevated, contract.CodeEmergencyStopped, contract.CodeBadArguments,
-			contract.CodeOCRUnavailable, contract.CodeCaptureFailed}),
+			contract.CodeOCRUnavailable, contract.CodeCaptureFailed, contract.CodeCompositorUnsupported}),
 		Run: func(ctx context.Context, call *catalog.Call, in *dragArgs, resp *catalog.Response) (*dragResult, error) {
 			button, err := parseButton(in.Button)
 			if err != nil {

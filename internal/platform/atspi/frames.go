@@ -329,6 +329,9 @@ func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, uint3
 		if popupChain(append(roles, name)) {
 			return nil, 0, nil
 		}
+		if pop, err := c.inPopover(ctx, below); err != nil || pop {
+			return nil, 0, err
+		}
 	}
 	origin := platform.Point{X: w.Bounds.X + pf.dx, Y: w.Bounds.Y + pf.dy}
 	dx, dy, err := c.popupShift(ctx, handle, below, origin)

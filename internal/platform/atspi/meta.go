@@ -15,6 +15,7 @@ type objMeta struct {
 	ifaces  ifaceSet
 	id      string
 	actions []string
+	layer   uint32 // Component.GetLayer (popups.go)
 	has     metaHas
 }
 
@@ -24,6 +25,7 @@ const (
 	metaKind    metaHas = 1 << iota // role and ifaces
 	metaID                          // id, valid for role
 	metaActions                     // actions, valid for role
+	metaLayer                       // layer, valid for role
 )
 
 // maxMetaPerApp caps one application's entries; past it the application starts afresh.
@@ -70,6 +72,9 @@ func (m *metaCache) merge(updates map[objRef]objMeta) {
 		}
 		if u.has&metaActions != 0 {
 			old.actions = u.actions
+		}
+		if u.has&metaLayer != 0 {
+			old.layer = u.layer
 		}
 		old.has |= u.has
 		paths[r.Path] = old

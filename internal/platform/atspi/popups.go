@@ -96,3 +96,75 @@ func (c *Client) popupShift(ctx context.Context, handle uint32, ancestors []objR
 	}
 	return 0, 0, nil
 }
+
+// On Wayland no client is told where a popup surface is, and GTK 4 reports a popover's objects
+// where its allocation under its parent widget would put them (gtk4-widget-factory's drop-down
+// list: 32 px above and 12 px right of where sway showed it, over the drop-down's own button).
+// GTK 4 answers Component.GetLayer with POPUP for a popover, so a popover is found by its layer,
+// asked only of objects that stick out of their parent (a popover never lies inside the widget
+// it belongs to), and its objects get no bounds: never wrong ones.
+
+// layerPopup is AT-SPI's ATSPI_LAYER_POPUP.
+const layerPopup = 5
+
+// layer is the object's Component layer; 0 when it does not say. An object's layer never
+// changes, so it is kept with its other metadata.
+func (c *Client) layer(ctx context.Context, r objRef) (uint32, error) {
+	if m := c.meta.get(r); m.has&metaLayer != 0 {
+		return m.layer, nil
+	}
+	role, _, err := c.kind(ctx, r)
+	if err != nil {
+		return 0, nil // gone: not a popover anyone will act in
+	}
+	var l uint32
+	call, f, err := c.call(ctx, r.Bus, r.Path, ifComponent+".GetLayer")
+	if err != nil {
+		if f.fatal() {
+			return 0, err
+		}
+		return 0, nil
+	}
+	if call.Store(&l) != nil {
+		l = 0
+	}
+	c.meta.merge(map[objRef]objMeta{r: {role: role, layer: l, has: metaLayer}})
+	return l, nil
+}
+
+// markPopovers marks the walked objects that are GTK 4 popovers on a Wayland desktop, where
+// their objects then get no bounds (inPopup).
+func (w *walker) markPopovers(ctx context.Context) error {
+	var jobs []job
+	for _, n := range w.nodes {
+		p := n.parent
+		if n.dead.Load() || p == nil || n.extents == nil || p.extents == nil || n.extents.Empty() || p.extents.Empty() ||
+			n.extents.Intersect(*p.extents) == *n.extents {
+			continue
+		}
+		jobs = append(jobs, func(ctx context.Context) error {
+			l, err := w.c.layer(ctx, n.ref)
+			n.popover = l == layerPopup
+			return err
+		})
+	}
+	return run(ctx, w.sem, jobs)
+}
+
+// inPopover reports whether any of below (an object and its ancestors under the frame) is a GTK
+// 4 popover (markPopovers' rule), for the by-ref path.
+func (c *Client) inPopover(ctx context.Context, below []objRef) (bool, error) {
+	if len(below) == 0 || !c.knownBridge(below[0].Bus).windowCoords {
+		return false, nil
+	}
+	for _, r := range below {
+		l, err := c.layer(ctx, r)
+		if err != nil {
+			return false, err
+		}
+		if l == layerPopup {
+			return true, nil
+		}
+	}
+	return false, nil
+}

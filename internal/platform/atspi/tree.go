@@ -37,7 +37,9 @@ type node struct {
 	transparent bool
 	// top: a top-level object (frame, dialog) of its application, whose empty extents do not
 	// hide it (a GTK 4 dialog's frame reports 0×0; its window has the area).
-	top      bool
+	top bool
+	// popover: a GTK 4 popover on a Wayland desktop (popups.go); its objects get no bounds.
+	popover  bool
 	id       string // AccessibleId when the cache lacked it
 	roleName string
 	value    *string
@@ -360,6 +362,11 @@ func (w *walker) tree(ctx context.Context, root *node) (platform.Tree, error) {
 		return platform.Tree{}, walkErr
 	}
 	w.remember()
+	if w.c.opts.WindowLocal && w.bridge.windowCoords && !w.limits.Lean {
+		if err := w.markPopovers(ctx); err != nil {
+			return platform.Tree{}, err
+		}
+	}
 	if root.dead.Load() {
 		return platform.Tree{}, fmt.Errorf("%w: its frame disappeared during the walk", platform.ErrWindowClosed)
 	}
@@ -833,6 +840,9 @@ func (w *walker) accessibleProps(ctx context.Context, n *node) error {
 func inPopup(n *node) bool {
 	var roles []string
 	for p := n; p != nil && p.depth >= 0 && p.info != nil; p = p.parent { // not the application
+		if p.popover {
+			return true
+		}
 		roles = append(roles, p.role())
 	}
 	return popupChain(roles)
