@@ -136,9 +136,11 @@ func (r *rig) waitText(want string) {
 	})
 }
 
+// clip shortens a long text to its start and end, with its length: two long texts that differ
+// near the end must not read the same.
 func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
+	if len(s) > 80 {
+		return fmt.Sprintf("%s…%s (%d bytes)", s[:40], s[len(s)-30:], len(s))
 	}
 	return s
 }
@@ -343,6 +345,13 @@ func TestQueueUnderLoad(t *testing.T) {
 	for _, a := range ok {
 		want.WriteString(a.text)
 	}
+	// A call returns when its command is accepted; the queue then types some 800 characters
+	// one command after the other, which beside a second make test took longer than the
+	// entry's 40 s wait below. Wait for the queue to finish first.
+	testdesk.WaitFor(t, 120*time.Second, "the queue to run every accepted command", func() bool {
+		s := r.d.Commands.Stats()
+		return s.Completed >= s.Accepted
+	})
 	r.waitText(want.String())
 }
 
