@@ -69,7 +69,15 @@ func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform
 		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound,
 			"%s: %s (%s %q) is not showing on screen, so it has no point to click; use invoke", what, l.node.Ref, l.node.Role, l.node.Name)
 	}
-	return platform.Point{X: b.X + b.Width/2, Y: b.Y + b.Height/2}, l.node.Ref, nil
+	c := platform.Point{X: b.X + b.Width/2, Y: b.Y + b.Height/2}
+	if d, err := env.Desktop.Displays(ctx); err == nil && !d.VirtualBounds.Empty() && !inside(d.VirtualBounds, c) {
+		// A window larger than the screen, or moved partly off it: say so of the element, not
+		// of a point the agent never gave.
+		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound,
+			"%s: %s (%s %q): its centre %d,%d is off the screen (its window reaches past the screen's edge); move the window "+
+				"onto the screen (window action move or resize) or use invoke", what, l.node.Ref, l.node.Role, l.node.Name, c.X, c.Y)
+	}
+	return c, l.node.Ref, nil
 }
 
 // watchPointer starts observing a pointer action at p: in the target window when there is one,

@@ -1,6 +1,7 @@
 package toolsfake_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcec/mcec/contract"
@@ -32,6 +33,32 @@ func TestClickEffects(t *testing.T) {
 	if !contracttest.HasWarning(env, contract.WarnNoObservedEffect) {
 		t.Errorf("a click on nothing did not warn; effect %+v", nothing.Effect)
 	}
+}
+
+// An element whose centre lies off the screen (its window reaches past the edge) is refused by
+// name, before any input: the input layer would only name a point the agent never gave.
+func TestClickOffScreenElement(t *testing.T) {
+	a := newApp(t)
+	d, err := a.Fake.Displays(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := a.Fake.AddWindow(fake.WindowSpec{Title: "Wide", ProcessName: "wide", PID: pid + 2,
+		Bounds: platform.Rect{X: d.VirtualBounds.Width - 100, Y: 100, Width: 400, Height: 200},
+		Root: &fake.Elem{Role: "frame", Name: "Wide", Bounds: rect(0, 0, 400, 200), Children: []*fake.Elem{
+			{Role: "push button", Name: "Near", Bounds: rect(10, 40, 80, 24)},
+			{Role: "push button", Name: "Far", Bounds: rect(300, 40, 80, 24)},
+		}}})
+	before := len(a.Fake.Gestures())
+	env := a.Call(t, "click", map[string]any{"handle": wide, "at": map[string]any{"name": "Far"}})
+	fails(t, env, contract.NoTarget, contract.CodeElementNotFound)
+	if !strings.Contains(env.Err().Detail, "off the screen") {
+		t.Errorf("detail %q does not say the element is off the screen", env.Err().Detail)
+	}
+	if n := len(a.Fake.Gestures()); n != before {
+		t.Errorf("%d gestures were made for a refused click", n-before)
+	}
+	a.OK(t, "click", map[string]any{"handle": wide, "at": map[string]any{"name": "Near"}, "settle": 50}, nil)
 }
 
 // Clicking a window that another covers raises it first, and the effect says the foreground moved.
