@@ -208,7 +208,16 @@ func (s *ElementSelector) near(root *platform.Node) []string {
 		want = s.Value
 	}
 	words := nameWords(want)
-	if len(words) == 0 || root == nil {
+	holds := func(name string) bool { return holdsWords(nameWords(name), words) }
+	if len(words) == 0 {
+		// A name of symbols only ("+", "=" on a calculator): whole blank-separated tokens.
+		token := strings.ToLower(strings.TrimSpace(want))
+		holds = func(name string) bool { return slices.Contains(strings.Fields(strings.ToLower(name)), token) }
+		if token == "" {
+			return nil
+		}
+	}
+	if root == nil {
 		return nil
 	}
 	var same, other []string
@@ -217,7 +226,7 @@ func (s *ElementSelector) near(root *platform.Node) []string {
 		n := queue[0]
 		queue = queue[1:]
 		queue = append(queue, n.Children...)
-		if !holdsWords(nameWords(n.Name), words) {
+		if !holds(n.Name) {
 			continue
 		}
 		line := fmt.Sprintf("%q (%s, ref %s)", n.Name, n.Role, n.Ref)

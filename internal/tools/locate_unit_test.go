@@ -54,6 +54,17 @@ func TestNearNames(t *testing.T) {
 	if got := (&ElementSelector{Role: "push button"}).near(tree); got != nil {
 		t.Errorf("no name asked: %v", got)
 	}
+	// A name of symbols only (galculator's toggle buttons "+", "+/-"): whole tokens.
+	keys := &platform.Node{Ref: "1.2:1", Role: "frame", Children: []*platform.Node{
+		{Ref: "1.2:6", Role: "toggle button", Name: "+/-"},
+		{Ref: "1.2:7", Role: "toggle button", Name: "+"},
+	}}
+	if got := (&ElementSelector{Name: "+", Role: "push button"}).near(keys); !slices.Equal(got, []string{`"+" (toggle button, ref 1.2:7)`}) {
+		t.Errorf("symbols: %v", got)
+	}
+	if got := (&ElementSelector{Name: " "}).near(keys); got != nil {
+		t.Errorf("a blank name: %v", got)
+	}
 }
 
 // slowWalks is a desktop whose walks take half again the first walk's budget (always: longer
