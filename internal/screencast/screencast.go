@@ -100,7 +100,8 @@ type Result struct {
 	Width    int
 	Height   int
 	Bytes    int
-	// SkippedTicks counts frame times skipped because a grab was still running.
+	// SkippedTicks counts frame times that got no frame: a grab was still running, or the
+	// process was not scheduled.
 	SkippedTicks int
 	StopReason   string
 	// StopDetail explains StopGrabFailed.
@@ -195,7 +196,10 @@ func (r *Recording) loop(ctx context.Context) {
 	timer := time.NewTimer(time.Until(r.start.Add(limit)))
 	defer timer.Stop()
 	reason, end := StopRequested, time.Time{}
-	skipped := 0
+	// Frame times are counted by slot (offset / interval), not by ticks: a ticker drops the
+	// ticks a descheduled process did not read, and beside a second make test a 500 ms
+	// recording at 20 fps took 6 frames and counted no skipped tick.
+	skipped, last := 0, 0 // the first frame is slot 0
 loop:
 	for {
 		select {
@@ -211,6 +215,12 @@ loop:
 				reason, end = limitReason, r.start.Add(limit)
 				break loop
 			}
+			slot := int(at / interval)
+			if slot <= last {
+				continue // a stale tick of a frame time already taken
+			}
+			skipped += slot - last - 1
+			last = slot
 			gctx, cancel := context.WithTimeout(ctx, max(2*time.Second, 2*interval))
 			img, err := r.grab(gctx)
 			cancel()
@@ -227,13 +237,17 @@ loop:
 				reason, end = full, time.Now()
 				break loop
 			}
-			// A slow grab leaves a stale tick behind: drop it, so frames are never queued.
+			// A slow grab leaves a stale tick behind: drop it, so frames are never queued (its
+			// frame time is counted by the next tick's slot).
 			select {
 			case <-ticker.C:
-				skipped++
 			default:
 			}
 		}
+	}
+	// The frame times between the last frame and the end that no frame took.
+	if endSlot := int((end.Sub(r.start) - 1) / interval); endSlot > last {
+		skipped += endSlot - last
 	}
 	r.res.SkippedTicks = skipped
 	r.finish(reason, end)

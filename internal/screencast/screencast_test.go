@@ -266,7 +266,9 @@ func TestOneShot(t *testing.T) {
 	if res.WriteErr != nil || res.StopReason != StopDuration {
 		t.Fatalf("result %+v", res)
 	}
-	if res.Frames < 8 || res.Frames > 11 || res.Duration != 500*time.Millisecond || res.Width != 64 || res.Height != 48 {
+	// Ten frame times (0, 50, … 450 ms): each got a frame or is counted skipped (a loaded
+	// machine does not schedule every tick).
+	if res.Frames+res.SkippedTicks != 10 || res.Frames < 2 || res.Duration != 500*time.Millisecond || res.Width != 64 || res.Height != 48 {
 		t.Fatalf("result %+v", res)
 	}
 	g := decodeGIF(t, path)
