@@ -60,10 +60,12 @@ func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform
 	b := l.node.Bounds
 	if b == nil && l.node.States["showing"] && l.window.Server == platform.ServerWayland {
 		// Shown, but where is unknown: an object in a popup surface, which the compositor places
-		// without telling any client (docs/wayland.md).
+		// without telling any client, or in a window no origin rule places (docs/wayland.md).
 		return platform.Point{}, "", contract.Errorf(contract.CodeCompositorUnsupported,
-			"%s: %s (%s %q) is shown in a popup (an open menu or list), and this compositor tells no client where popups are, "+
-				"so it has no point to click; use invoke (its action, select or setvalue), or capture and pixel input", what, l.node.Ref, l.node.Role, l.node.Name)
+			"%s: %s (%s %q) is shown, but its place on screen is not known: it lies in a popup (an open menu or list), "+
+				"whose place this compositor tells no client, or in a window whose toolkit's origin mcec cannot place; "+
+				"so it has no point to click; use invoke (its action, select or setvalue), keys, or capture and pixel input",
+			what, l.node.Ref, l.node.Role, l.node.Name)
 	}
 	if !onScreen(l.node) {
 		return platform.Point{}, "", contract.Errorf(contract.CodeElementNotFound,
