@@ -35,7 +35,8 @@ when a check fails.`,
 				// A Wayland session mcec cannot drive: the compositor check says so.
 				target.Wayland = os.Getenv("WAYLAND_DISPLAY")
 			case !g.headless && attach:
-				target = doctor.Target{Display: session.Display, Wayland: session.Wayland, Sway: session.Sway, KWin: session.KWin, GNOME: session.GNOME}
+				target = doctor.Target{Display: session.Display, Wayland: session.Wayland, Sway: session.Sway, KWin: session.KWin, GNOME: session.GNOME,
+					Toplevels: session.Toplevels}
 				if note != "" {
 					fmt.Fprintln(st.err, "note:", note)
 				}
@@ -53,6 +54,10 @@ when a check fails.`,
 					defer d.Stop()
 					target.Display, target.Wayland, target.Sway, target.DBusAddress = d.Display(), d.WaylandSocket(), d.SwaySocket(), d.DBusAddress()
 				}
+			}
+			if os.Getenv("MCEC_WAYLAND_WINDOWS") == "foreign-toplevel" && target.Sway != "" {
+				// As the daemon would drive it (daemon.Config.WaylandToplevels).
+				target.Sway, target.Toplevels = "", true
 			}
 			r := doctor.Run(cmd.Context(), target)
 			if asJSON {

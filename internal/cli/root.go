@@ -194,6 +194,13 @@ func (g *globalOptions) daemonConfig(log *slog.Logger) (daemon.Config, error) {
 	}
 	cfg.Commands.File = g.commands
 	cfg.NoConsentDialog = g.noDialog
+	switch v := os.Getenv("MCEC_WAYLAND_WINDOWS"); v {
+	case "", "auto":
+	case "foreign-toplevel":
+		cfg.WaylandToplevels = true
+	default:
+		return daemon.Config{}, usageError{fmt.Errorf("MCEC_WAYLAND_WINDOWS=%q: want foreign-toplevel or auto", v)}
+	}
 	cfg.CaptureLinks = g.links
 	ret, err := g.retention.value()
 	if err != nil {

@@ -71,6 +71,11 @@ type Config struct {
 	// ConsentTimeout bounds how long request-command-access waits for the operator (0: 120 s);
 	// tests shorten it.
 	ConsentTimeout time.Duration
+	// WaylandToplevels drives a sway desktop (attached or private) as any wlroots compositor is
+	// driven without sway's IPC: windows through wlr-foreign-toplevel, without places or pids
+	// (docs/wayland.md). It is how mcec meets Hyprland and the others, tried where sway runs;
+	// `MCEC_WAYLAND_WINDOWS=foreign-toplevel` sets it.
+	WaylandToplevels bool
 	// NoConsentDialog keeps consent questions off an attached display (only `mcec consent`
 	// answers), e.g. when nobody watches that display.
 	NoConsentDialog bool
@@ -159,6 +164,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	bus := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
 	var display, wayland, sway string // the X display, or a Wayland desktop's sockets
 	var kwin, gnome bool              // the Wayland compositor is KWin or GNOME Shell, on the session bus
+	var toplevels bool                // another wlroots compositor, through its protocols alone
 	var kwinConfig string             // a private KWin's configuration directory
 	var at linux.Config
 	attach := false
@@ -175,7 +181,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	case cfg.Desktop != nil:
 		log.Info("serving a given desktop backend")
 	case attach:
-		display, wayland, sway, kwin, gnome = at.Display, at.Wayland, at.Sway, at.KWin, at.GNOME
+		display, wayland, sway, kwin, gnome, toplevels = at.Display, at.Wayland, at.Sway, at.KWin, at.GNOME, at.Toplevels
 		log.Info("attached to the existing desktop", "display", display, "wayland", wayland)
 	default:
 		opts := cfg.Screen
@@ -193,10 +199,15 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		log.Info("private desktop started", "kind", d.Private.Kind(), "display", display, "wayland", wayland)
 	}
 
+	if cfg.WaylandToplevels && sway != "" {
+		sway, toplevels = "", true
+		log.Info("windows through wlr-foreign-toplevel alone, as on a wlroots compositor without sway's IPC")
+	}
 	if d.Desktop = cfg.Desktop; d.Desktop == nil {
 		// Through a variable of its own: a failed Open's nil *linux.Desktop in the interface
 		// would be closed by the cleanup above.
-		desk, err := linux.Open(ctx, linux.Config{Display: display, Wayland: wayland, Sway: sway, KWin: kwin, GNOME: gnome, KWinConfig: kwinConfig, DBusAddress: bus, Logger: log})
+		desk, err := linux.Open(ctx, linux.Config{Display: display, Wayland: wayland, Sway: sway, KWin: kwin, GNOME: gnome, Toplevels: toplevels,
+			KWinConfig: kwinConfig, DBusAddress: bus, Logger: log})
 		if err != nil {
 			return nil, err
 		}

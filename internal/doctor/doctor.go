@@ -69,9 +69,10 @@ type Target struct {
 	Kind    headless.Kind
 	// Wayland and Sway, when set, are a Wayland desktop's display and IPC sockets (absolute):
 	// its checks replace the X ones. KWin or GNOME says the compositor is KWin or GNOME Shell,
-	// on the session bus.
-	Wayland, Sway string
-	KWin, GNOME   bool
+	// on the session bus; Toplevels that it is another wlroots compositor, driven through its
+	// protocols alone.
+	Wayland, Sway          string
+	KWin, GNOME, Toplevels bool
 }
 
 // stepTimeout bounds each check: a hung bus or server costs one of these.

@@ -62,6 +62,10 @@ func runWayland(ctx context.Context, t Target, add func(Check)) {
 		runGNOME(ctx, t, add)
 		return
 	}
+	if t.Sway == "" && t.Toplevels {
+		runToplevels(ctx, t, add)
+		return
+	}
 	if t.Sway == "" {
 		add(Check{Name: "compositor", Status: Fail,
 			Detail: fmt.Sprintf("the Wayland session of %s has no sway IPC (SWAYSOCK): native Wayland windows cannot be listed, captured or driven",
@@ -89,6 +93,46 @@ func runWayland(ctx context.Context, t Target, add func(Check)) {
 	add(a11yStatus(ctx, t.DBusAddress, t.Private))
 	add(apps(ctx, t.DBusAddress))
 	add(windowTrees(ctx, linux.Config{Wayland: t.Wayland, Sway: t.Sway, DBusAddress: t.DBusAddress}))
+}
+
+// toplevelsLimits is what driving a compositor through the wlroots protocols alone costs.
+const toplevelsLimits = "wlr-foreign-toplevel tells neither where a window is nor which process owns it: " +
+	"owners are found by their titles on the accessibility bus, elements have bounds only in fullscreen windows " +
+	"(pointer actions on others fail compositor-unsupported; invoke, keys and pixels work), and windows cannot be moved or resized"
+
+// runToplevels checks a wlroots compositor without sway's IPC: wlr-foreign-toplevel and the
+// other protocols mcec uses, the accessibility bus and every window's tree.
+func runToplevels(ctx context.Context, t Target, add func(Check)) {
+	wctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	wl, err := wlclient.Dial(wctx, t.Wayland)
+	if err != nil {
+		add(Check{Name: "compositor", Status: Fail, Detail: "connect to " + t.Wayland + ": " + err.Error(),
+			Fix: "check WAYLAND_DISPLAY and XDG_RUNTIME_DIR"})
+		return
+	}
+	name := orUnknown(os.Getenv("XDG_CURRENT_DESKTOP"))
+	if pid, err := wl.CompositorPID(); err == nil {
+		if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil {
+			name = strings.TrimSpace(string(comm))
+		}
+	}
+	has := wl.Has("zwlr_foreign_toplevel_manager_v1")
+	wl.Close()
+	if !has {
+		add(Check{Name: "compositor", Status: Fail,
+			Detail: name + " offers neither sway's IPC nor wlr-foreign-toplevel: native Wayland windows cannot be listed",
+			Fix: "mcec drives sway, KDE's KWin, GNOME Shell (with mcec's extension) and wlroots compositors that offer wlr-foreign-toplevel; " +
+				"run mcec with --headless (its own desktop), or set DISPLAY to the session's XWayland display for X11 programs"})
+		return
+	}
+	add(Check{Name: "compositor", Status: Warn, Detail: name + ", through wlr-foreign-toplevel: " + toplevelsLimits,
+		Fix: "for windows with places, run mcec on sway, KWin or GNOME Shell, or its own desktop (--headless --desktop wayland)"})
+	add(protocols(ctx, t.Wayland, waylandProtocols, "use a wlroots compositor that offers them"))
+	add(a11yBus(ctx, t.DBusAddress))
+	add(a11yStatus(ctx, t.DBusAddress, t.Private))
+	add(apps(ctx, t.DBusAddress))
+	add(windowTrees(ctx, linux.Config{Wayland: t.Wayland, Toplevels: true, DBusAddress: t.DBusAddress}))
 }
 
 // runKWin checks a KWin desktop: KWin on the session bus, its scripting, whether it lets mcec

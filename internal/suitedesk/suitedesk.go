@@ -44,12 +44,19 @@ func Main(m *testing.M) int {
 func Start(t testing.TB) *daemon.Daemon { return StartKind(t, headless.X11) }
 
 // StartKind is Start on a private desktop of the given kind.
-func StartKind(t testing.TB, kind headless.Kind) *daemon.Daemon {
+func StartKind(t testing.TB, kind headless.Kind) *daemon.Daemon { return StartWith(t, kind, nil) }
+
+// StartWith is StartKind with the daemon's configuration changed by tune (nil: as it is).
+func StartWith(t testing.TB, kind headless.Kind, tune func(*daemon.Config)) *daemon.Daemon {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	d, err := daemon.Start(ctx, daemon.Config{Headless: true, SessionsDir: t.TempDir(), Screen: headless.Options{Kind: kind},
-		Safety: safety.Settings{AllowAll: true}, NoConsentDialog: true})
+	cfg := daemon.Config{Headless: true, SessionsDir: t.TempDir(), Screen: headless.Options{Kind: kind},
+		Safety: safety.Settings{AllowAll: true}, NoConsentDialog: true}
+	if tune != nil {
+		tune(&cfg)
+	}
+	d, err := daemon.Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("daemon on a private desktop: %v", err)
 	}

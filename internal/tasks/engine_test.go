@@ -27,6 +27,9 @@ type task struct {
 	short   bool   // part of the quick subset `go test ./...` (make test) runs
 	// desktop is the kind of private desktop the task runs on ("": X11).
 	desktop headless.Kind
+	// toplevels drives the (sway) desktop as a wlroots compositor without sway's IPC is driven
+	// (daemon.Config.WaylandToplevels).
+	toplevels bool
 	// setup prepares what the app needs before the first step (a profile, a served page); it
 	// runs outside the counted calls. Optional.
 	setup func(x *run) error

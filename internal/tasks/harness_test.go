@@ -37,9 +37,9 @@ type call struct {
 	env  contract.Envelope
 }
 
-func newDesk(t *testing.T, kind headless.Kind) *desk {
+func newDesk(t *testing.T, kind headless.Kind, toplevels bool) *desk {
 	t.Helper()
-	k := &desk{t: t, d: suitedesk.StartKind(t, kind)}
+	k := &desk{t: t, d: suitedesk.StartWith(t, kind, func(c *daemon.Config) { c.WaylandToplevels = toplevels })}
 	// Registered after the daemon's Close, so it runs first: the apps go before their desktop.
 	t.Cleanup(func() { k.procs.StopAll(t) })
 	return k

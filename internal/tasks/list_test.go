@@ -38,7 +38,22 @@ func tasks() []*task {
 	list = append(list, officeTasks()...)
 	list = append(list, bridgeTasks()...)
 	list = append(list, pixelTasks()...)
-	return append(list, onWayland(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
+	list = append(list, onWayland(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
+	return append(list, onWlroots(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
+}
+
+// onWlroots makes the tasks named run on the private sway desktop driven as Hyprland, labwc and
+// the other wlroots compositors are, through wlr-foreign-toplevel alone (no places, owners by
+// title): tasks of their own, named "…-wlroots", in the quick subset where the X11 task is. Only
+// tasks without pointer actions on elements can run there.
+func onWlroots(list []*task, names ...string) []*task {
+	out := onWayland(list, names...)
+	for _, w := range out {
+		w.name = strings.TrimSuffix(w.name, "-wayland") + "-wlroots"
+		w.toolkit = strings.TrimSuffix(w.toolkit, " (Wayland)") + " (wlroots protocols)"
+		w.toplevels = true
+	}
+	return out
 }
 
 // onWayland makes the tasks named run on a private Wayland desktop (headless sway) too, with the

@@ -100,7 +100,7 @@ func captureTool(env *Env) *catalog.Tool {
 		Annotations: catalog.Annotations{ReadOnly: true, OpenWorld: true},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeFrameAllBlack, contract.CodeFrameMostlyBlank,
 			contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds, contract.CodeCaptureFailed, contract.CodePathNotAllowed,
-			contract.CodeFileExists}),
+			contract.CodeFileExists, contract.CodeCompositorUnsupported}),
 		Warnings: []contract.Code{contract.WarnMinimizedWindow, contract.WarnRegionClamped, contract.WarnCaptureFallback,
 			contract.WarnCaptureBlank},
 		Run: func(ctx context.Context, call *catalog.Call, in *captureArgs, resp *catalog.Response) (*captureResult, error) {

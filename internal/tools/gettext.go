@@ -53,7 +53,7 @@ func getTextTool(env *Env) *catalog.Tool {
 		Annotations: catalog.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeRegionTooLarge, contract.CodeRegionOutOfBounds,
 			contract.CodeFrameAllBlack, contract.CodeFrameMostlyBlank, contract.CodeOCRNoText, contract.CodeOCRUnavailable,
-			contract.CodeCaptureFailed}),
+			contract.CodeCaptureFailed, contract.CodeCompositorUnsupported}),
 		Warnings: []contract.Code{contract.WarnMinimizedWindow, contract.WarnRegionClamped, contract.WarnCaptureFallback},
 		Run: func(ctx context.Context, call *catalog.Call, in *getTextArgs, resp *catalog.Response) (*getTextResult, error) {
 			boxes := in.Boxes

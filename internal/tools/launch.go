@@ -100,6 +100,7 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 		return nil, contract.Errorf(contract.CodeLaunchFailed, "start %s: %v", path, err)
 	}
 	pid := cmd.Process.Pid
+	started := time.Now()
 	res := launchResult{ProcessID: pid, ProcessName: filepath.Base(path), StartedNewProcess: true}
 
 	var (
@@ -132,6 +133,10 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 			splash = w
 		}
 		if goneAt.IsZero() {
+			if w := unownedWindow(before, ws, prog, time.Since(started) > handOffGrace); w != nil {
+				found = w
+				return true, pid, nil
+			}
 			return false, pid, nil
 		}
 		// It exited without a window of its own: a single-instance hand-off (exit status 0), whose
@@ -162,6 +167,9 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 		res.WindowTimedOut = true
 	}
 	var warnings []contract.Warning
+	if found != nil && found.ProcessID == 0 {
+		awaitOwner(ctx, env, found, deadline, pid)
+	}
 	if found != nil {
 		seenAt, firstTitle := time.Now(), found.Title
 		var warn *contract.Warning
@@ -318,8 +326,9 @@ const noBridgeLook = 1500 * time.Millisecond
 // whether it is still coming (tree-not-ready) or never will (no-accessible-tree).
 func awaitTree(ctx context.Context, env *Env, w *platform.Window, deadline time.Time, handed bool) (bool, *contract.Warning) {
 	if w.ProcessID == 0 {
-		warn := contract.Warn(contract.WarnNoAccessibleTree, "window %d does not say which process owns it, so no accessibility "+
-			"tree can be matched to it: use capture and pixel input (click at x,y, get-text)", w.Handle)
+		warn := contract.Warn(contract.WarnNoAccessibleTree, "window %d does not say which process owns it, and no one application on the "+
+			"accessibility bus has frames of its title alone, so no accessibility tree can be matched to it: use keys, capture and pixel input "+
+			"(click at x,y, get-text), or query again once its application has registered", w.Handle)
 		return false, &warn
 	}
 	bridge, err := a11yenv.ProcessBridge(w.ProcessID)
@@ -392,6 +401,45 @@ func ownWindow(ws []platform.Window, pid int) *platform.Window {
 		}
 	}
 	return splash
+}
+
+// unownedWindow finds the window of a launch where the compositor tells no window's process
+// (wlr-foreign-toplevel): a new window without an owner whose application id names the program
+// at once, else, once the grace has passed (settle), the only new window without an owner.
+func unownedWindow(before, after []platform.Window, prog launchedProgram, settle bool) *platform.Window {
+	var fresh []int
+	for i, w := range after {
+		if w.ProcessID != 0 || w.Type == "splash" || slices.ContainsFunc(before, func(b platform.Window) bool { return b.Handle == w.Handle }) {
+			continue
+		}
+		if prog.related(w) {
+			return &after[i]
+		}
+		fresh = append(fresh, i)
+	}
+	if settle && len(fresh) == 1 {
+		return &after[fresh[0]]
+	}
+	return nil
+}
+
+// awaitOwner waits, until deadline (for noBridgeLook only when the launched process loads no
+// accessibility bridge), for w to get its process: where the compositor does not say, it is
+// found once the application registers on the accessibility bus (internal/platform/linux).
+func awaitOwner(ctx context.Context, env *Env, w *platform.Window, deadline time.Time, launched int) {
+	wait := max(time.Until(deadline), minTreeWait)
+	if b, err := a11yenv.ProcessBridge(launched); err == nil && !b.Publishes {
+		wait = min(wait, noBridgeLook)
+	}
+	progress.Seen(ctx, fmt.Sprintf("window %q is up; the application that owns it is not yet known", w.Title))
+	_, _, _ = waitFor(ctx, env.Desktop, wait, "", func(ctx context.Context) (bool, int, error) {
+		cur, err := env.Desktop.Window(ctx, w.Handle)
+		if err != nil {
+			return false, 0, platformError(err)
+		}
+		*w = cur
+		return cur.ProcessID != 0, cur.ProcessID, nil
+	})
 }
 
 // handOffGrace is how long launch waits, after a single-instance program handed off and exited,

@@ -60,6 +60,9 @@ func newPixelSource(ctx context.Context, env *Env, call *catalog.Call, t WindowT
 	}
 	s.handle, s.window = w.Handle, &info
 	if region != nil {
+		if err := placeless(&w, "region"); err != nil {
+			return nil, err
+		}
 		got, err := clampRegion(region.rect(), platform.Rect{Width: w.Bounds.Width, Height: w.Bounds.Height}, "the window", resp)
 		if err != nil {
 			return nil, err

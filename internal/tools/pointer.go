@@ -35,6 +35,17 @@ func (s *Spot) isPixel() (bool, error) {
 	return false, s.ElementSelector.check()
 }
 
+// placeless fails compositor-unsupported when w is a window whose place the compositor does not
+// tell (a wlroots compositor without sway's IPC): pixels relative to it are nowhere.
+func placeless(w *platform.Window, what string) error {
+	if w.Handle == 0 || !w.Bounds.Empty() {
+		return nil
+	}
+	return contract.Errorf(contract.CodeCompositorUnsupported,
+		"%s: the compositor does not tell where window %d %q is, so coordinates relative to it are nowhere; "+
+			"give screen coordinates without a window, an element to invoke, or keys", what, w.Handle, w.Title)
+}
+
 // resolveSpot turns a spot into absolute screen pixels, with the element's ref when the spot
 // names one ("" for pixels). w is the target window (zero when none).
 func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform.Window, s *Spot, what string) (platform.Point, string, error) {
@@ -44,6 +55,9 @@ func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform
 	}
 	if pixel {
 		p := platform.Point{X: *s.X, Y: *s.Y}
+		if err := placeless(w, what); err != nil {
+			return p, "", err
+		}
 		if w.Handle != 0 {
 			p.X += w.Bounds.X
 			p.Y += w.Bounds.Y
@@ -60,10 +74,12 @@ func resolveSpot(ctx context.Context, env *Env, target WindowTarget, w *platform
 	b := l.node.Bounds
 	if b == nil && l.node.States["showing"] && l.window.Server == platform.ServerWayland {
 		// Shown, but where is unknown: an object in a popup surface, which the compositor places
-		// without telling any client, or in a window no origin rule places (docs/wayland.md).
+		// without telling any client, in a window no origin rule places, or in a window whose
+		// place the compositor does not tell (docs/wayland.md).
 		return platform.Point{}, "", contract.Errorf(contract.CodeCompositorUnsupported,
 			"%s: %s (%s %q) is shown, but its place on screen is not known: it lies in a popup (an open menu or list), "+
-				"whose place this compositor tells no client, or in a window whose toolkit's origin mcec cannot place; "+
+				"whose place this compositor tells no client, in a window whose toolkit's origin mcec cannot place, "+
+				"or in a window whose place the compositor does not tell at all; "+
 				"so it has no point to click; use invoke (its action, select or setvalue), keys, or capture and pixel input",
 			what, l.node.Ref, l.node.Role, l.node.Name)
 	}
@@ -328,6 +344,11 @@ func dragTool(env *Env) *catalog.Tool {
 				return nil, err
 			}
 			path := []platform.Point{from}
+			if len(in.Path) > 0 {
+				if err := placeless(&w, "path"); err != nil {
+					return nil, err
+				}
+			}
 			for _, p := range in.Path {
 				pt := platform.Point{X: p.X, Y: p.Y}
 				if w.Handle != 0 {

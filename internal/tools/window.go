@@ -47,7 +47,7 @@ func windowTool(env *Env) *catalog.Tool {
 		Annotations: catalog.Annotations{Idempotent: true, OpenWorld: true}, // every action sets an absolute state
 		Warnings:    []contract.Code{contract.WarnNoObservedEffect},
 		Errors: slices.Concat(windowTargetErrors, []contract.Code{contract.CodeActionUnknown, contract.CodeForegroundNotSet,
-			contract.CodeTargetElevated}),
+			contract.CodeTargetElevated, contract.CodeCompositorUnsupported}),
 		Run: func(ctx context.Context, call *catalog.Call, in *windowArgs, resp *catalog.Response) (*windowResult, error) {
 			kind := platform.WindowOpKind(in.Action)
 			if !slices.Contains(windowActions, kind) {

@@ -141,3 +141,52 @@ func (c *Client) appsOf(ctx context.Context, pid int) ([]objRef, error) {
 	}
 	return out, nil
 }
+
+// Frame is one top-level object of an application, as a window's owner is found by it where
+// the display server does not say (a wlroots compositor without sway's IPC).
+type Frame struct {
+	PID  int
+	Name string
+}
+
+// Frames lists the top-level objects of every registered application with their names, but
+// not those already defunct (a window closing). An application that does not answer, or whose pid the bus does not
+// know, is left out: it cannot own a window mcec finds this way. When ctx ends first, what was
+// read is returned with ctx's error: a hung application costs the caller's deadline only.
+func (c *Client) Frames(ctx context.Context) ([]Frame, error) {
+	refs, err := c.registered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	per := make([][]Frame, len(refs))
+	var jobs []job
+	for i, r := range refs {
+		jobs = append(jobs, func(ctx context.Context) error {
+			pid, err := c.pid(ctx, r.Bus)
+			if err != nil || pid <= 0 {
+				return nil
+			}
+			kids, ok, _, err := c.children(ctx, r)
+			if err != nil || !ok {
+				return nil
+			}
+			for _, k := range kids {
+				var name string
+				if _, err := c.property(ctx, k.Bus, k.Path, ifAccessible, "Name", &name); err != nil {
+					continue
+				}
+				if st, _, err := c.states(ctx, k); err != nil || st.has(stateDefunct) {
+					continue
+				}
+				per[i] = append(per[i], Frame{PID: pid, Name: name})
+			}
+			return nil
+		})
+	}
+	err = run(ctx, nil, jobs)
+	var out []Frame
+	for _, fs := range per {
+		out = append(out, fs...)
+	}
+	return out, err
+}

@@ -201,19 +201,21 @@ func sizeOverlap(a, b platform.Rect) float64 {
 }
 
 // placedFrame is the window a frame was last matched to, and where the frame's (0,0) lies
-// relative to the window's origin (placed false: no origin rule fits, so no bounds).
+// relative to the window's origin (placed false: no origin rule fits, so no bounds), found when
+// the window had size w×h.
 type placedFrame struct {
 	handle uint32
 	dx, dy int
+	w, h   int
 	placed bool
 }
 
 // rememberFrame notes which window a frame was matched to and where on it the frame's origin
 // lies, so elements re-read by ref under it can be placed on screen by bridges that report
 // window-relative extents.
-func (c *Client) rememberFrame(frame objRef, handle uint32, dx, dy int, placed bool) {
+func (c *Client) rememberFrame(frame objRef, win platform.Window, dx, dy int, placed bool) {
 	c.mu.Lock()
-	c.frames[frame] = placedFrame{handle: handle, dx: dx, dy: dy, placed: placed}
+	c.frames[frame] = placedFrame{handle: win.Handle, dx: dx, dy: dy, w: win.Bounds.Width, h: win.Bounds.Height, placed: placed}
 	c.mu.Unlock()
 }
 
@@ -260,6 +262,35 @@ func (c *Client) windowOrigin(ctx context.Context, win platform.Window, frame *n
 	return &o, nil
 }
 
+// replaceFrame finds again where frame's origin lies on window w, as a walk would, and
+// remembers it.
+func (c *Client) replaceFrame(ctx context.Context, frame objRef, w platform.Window) (placedFrame, error) {
+	b, err := c.bridgeOf(ctx, frame.Bus)
+	if err != nil {
+		return placedFrame{}, err
+	}
+	n := &node{ref: frame}
+	e, ok, f, err := c.extents(ctx, frame, b.coordType())
+	if err != nil && f.fatal() {
+		return placedFrame{}, err
+	}
+	if ok {
+		n.extents = extentsRect(e)
+	}
+	o, err := c.windowOrigin(ctx, w, n, b)
+	if err != nil {
+		return placedFrame{}, err
+	}
+	if o == nil {
+		c.rememberFrame(frame, w, 0, 0, false)
+	} else {
+		c.rememberFrame(frame, w, o.X-w.Bounds.X, o.Y-w.Bounds.Y, true)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.frames[frame], nil
+}
+
 // How far below a frame, and how many objects, windowOrigin reads for the one that spans the
 // client area (GTK 3's header bar is a child, Chromium's client view a great-grandchild).
 const (
@@ -304,8 +335,15 @@ func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, uint3
 		return nil, 0, nil
 	}
 	w, err := c.opts.Window(ctx, handle)
-	if err != nil {
-		return nil, 0, nil
+	if err != nil || w.Bounds.Empty() {
+		return nil, 0, nil // gone, or its place is not known (any more)
+	}
+	if c.opts.WindowLocal && (w.Bounds.Width != pf.w || w.Bounds.Height != pf.h) {
+		// Resized since the frame was placed: the rule may differ now (GTK 3 drops its shadow
+		// when maximized or fullscreen), so it is found again.
+		if pf, err = c.replaceFrame(ctx, cur, w); err != nil {
+			return nil, 0, err
+		}
 	}
 	if !pf.placed {
 		return nil, 0, nil

@@ -101,8 +101,9 @@ func (c *Client) popupShift(ctx context.Context, handle uint32, ancestors []objR
 // where its allocation under its parent widget would put them (gtk4-widget-factory's drop-down
 // list: 32 px above and 12 px right of where sway showed it, over the drop-down's own button).
 // GTK 4 answers Component.GetLayer with POPUP for a popover, so a popover is found by its layer,
-// asked only of objects that stick out of their parent (a popover never lies inside the widget
-// it belongs to), and its objects get no bounds: never wrong ones.
+// asked only of objects that stick out of their nearest placed ancestor (a popover never lies
+// inside the widget it belongs to) and of the unplaced ancestors between, and its objects get
+// no bounds: never wrong ones.
 
 // layerPopup is AT-SPI's ATSPI_LAYER_POPUP.
 const layerPopup = 5
@@ -133,22 +134,53 @@ func (c *Client) layer(ctx context.Context, r objRef) (uint32, error) {
 }
 
 // markPopovers marks the walked objects that are GTK 4 popovers on a Wayland desktop, where
-// their objects then get no bounds (inPopup).
+// their objects then get no bounds (inPopup). An object that sticks out of its nearest placed
+// ancestor is asked its layer, and so are the ancestors between: while a popover opens under
+// load its own object may report no extents yet while its list already does (a drop-down's
+// popover, walked 1 time in 10 at load 6, had nil extents above a list reported below the
+// drop-down).
 func (w *walker) markPopovers(ctx context.Context) error {
-	var jobs []job
+	var chains [][]*node // each: an object sticking out, and its unplaced ancestors below the nearest placed one
 	for _, n := range w.nodes {
-		p := n.parent
-		if n.dead.Load() || p == nil || n.extents == nil || p.extents == nil || n.extents.Empty() || p.extents.Empty() ||
-			n.extents.Intersect(*p.extents) == *n.extents {
+		if n.dead.Load() || n.extents == nil || n.extents.Empty() {
 			continue
 		}
-		jobs = append(jobs, func(ctx context.Context) error {
-			l, err := w.c.layer(ctx, n.ref)
-			n.popover = l == layerPopup
-			return err
-		})
+		var chain []*node
+		p := n
+		for ; p != nil && (p == n || p.extents == nil || p.extents.Empty()); p = p.parent {
+			chain = append(chain, p)
+		}
+		if p != nil && n.extents.Intersect(*p.extents) != *n.extents {
+			chains = append(chains, chain)
+		}
 	}
-	return run(ctx, w.sem, jobs)
+	// Chains may share ancestors: each job notes its popover, and they are marked once all ran.
+	found := make([]*node, len(chains))
+	jobs := make([]job, len(chains))
+	for i, chain := range chains {
+		jobs[i] = func(ctx context.Context) error {
+			for _, c := range chain {
+				l, err := w.c.layer(ctx, c.ref)
+				if err != nil {
+					return err
+				}
+				if l == layerPopup {
+					found[i] = c
+					return nil
+				}
+			}
+			return nil
+		}
+	}
+	if err := run(ctx, w.sem, jobs); err != nil {
+		return err
+	}
+	for _, n := range found {
+		if n != nil {
+			n.popover = true
+		}
+	}
+	return nil
 }
 
 // inPopover reports whether any of below (an object and its ancestors under the frame) is a GTK

@@ -193,9 +193,9 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 			return platform.Tree{}, err
 		}
 		if o := bestW.origin; o != nil {
-			c.rememberFrame(best.ref, win.Handle, o.X-win.Bounds.X, o.Y-win.Bounds.Y, true)
+			c.rememberFrame(best.ref, win, o.X-win.Bounds.X, o.Y-win.Bounds.Y, true)
 		} else {
-			c.rememberFrame(best.ref, win.Handle, 0, 0, false)
+			c.rememberFrame(best.ref, win, 0, 0, false)
 		}
 	}
 	bestW.timings = append(bestW.timings, "frames", time.Since(start))

@@ -31,6 +31,9 @@ type Config struct {
 	// mcec's extension), reached on the session bus (internal/platform/wayland).
 	Wayland, Sway string
 	KWin, GNOME   bool
+	// Toplevels drives a wlroots compositor without sway's IPC through the protocols alone:
+	// windows without places or pids, whose owners are found by their titles (owners.go).
+	Toplevels bool
 	// KWinConfig is a private KWin desktop's configuration directory (its keyboard settings).
 	KWinConfig  string
 	DBusAddress string // session bus; "" = $DBUS_SESSION_BUS_ADDRESS
@@ -60,6 +63,8 @@ type Desktop struct {
 
 	mu sync.Mutex
 	a  *atspi.Client // connected lazily: windows and pixels work even when the a11y bus does not
+
+	owners owners // the windows' processes where the compositor does not say (Config.Toplevels)
 }
 
 var _ platform.Desktop = (*Desktop)(nil)
@@ -71,7 +76,7 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Wayland != "" {
-		wc := wayland.Config{Socket: cfg.Wayland, Sway: cfg.Sway, Logger: cfg.Logger}
+		wc := wayland.Config{Socket: cfg.Wayland, Sway: cfg.Sway, Toplevels: cfg.Toplevels, Logger: cfg.Logger}
 		bus := cmp.Or(cfg.DBusAddress, os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
 		switch {
 		case cfg.KWin:
@@ -80,10 +85,11 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 			wc.GNOMEBus = bus
 		}
 		w, err := wayland.Dial(ctx, wc)
-		if err != nil && cfg.GNOME && cfg.Display != "" {
-			// Without mcec's extension GNOME Shell drives nothing: XWayland's X11 programs it is.
-			cfg.Logger.Warn("GNOME Shell without mcec's extension: attached to XWayland, where only X11 programs are seen", "err", err)
-			cfg.Wayland, cfg.GNOME = "", false
+		if err != nil && (cfg.GNOME || cfg.Toplevels) && cfg.Display != "" {
+			// Without mcec's extension GNOME Shell drives nothing, nor does a compositor without
+			// wlr-foreign-toplevel: XWayland's X11 programs it is.
+			cfg.Logger.Warn("the compositor lists no windows to mcec: attached to XWayland, where only X11 programs are seen", "err", err)
+			cfg.Wayland, cfg.GNOME, cfg.Toplevels = "", false, false
 			return Open(ctx, cfg)
 		}
 		if err != nil {
@@ -126,11 +132,39 @@ const EnvTreeMirror = "MCEC_TREE_MIRROR"
 const EnvPeer = "MCEC_ATSPI_P2P"
 
 // Windows implements platform.Desktop.
-func (d *Desktop) Windows(ctx context.Context) ([]platform.Window, error) { return d.x.Windows(ctx) }
+func (d *Desktop) Windows(ctx context.Context) ([]platform.Window, error) {
+	ws, err := d.x.Windows(ctx)
+	if err == nil && d.cfg.Toplevels {
+		d.owners.fill(ctx, ws, d.frames)
+	}
+	return ws, err
+}
 
 // Window implements platform.Desktop.
 func (d *Desktop) Window(ctx context.Context, handle uint32) (platform.Window, error) {
-	return d.x.Window(ctx, handle)
+	if !d.cfg.Toplevels {
+		return d.x.Window(ctx, handle)
+	}
+	// The owner of a window is found among all of them (owners.go).
+	ws, err := d.Windows(ctx)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	for _, w := range ws {
+		if w.Handle == handle {
+			return w, nil
+		}
+	}
+	return platform.Window{}, fmt.Errorf("%w: window %d", platform.ErrWindowClosed, handle)
+}
+
+// frames lists the accessibility bus's frames, for owners.
+func (d *Desktop) frames(ctx context.Context) ([]atspi.Frame, error) {
+	a, err := d.atspi(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.Frames(ctx)
 }
 
 // Displays implements platform.Desktop.
@@ -160,6 +194,11 @@ func (d *Desktop) PrimeTrees(ctx context.Context) context.Context {
 
 // Tree implements platform.Desktop: the AT-SPI application is found by the window's pid.
 func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.TreeLimits) (platform.Tree, error) {
+	if w.ProcessID == 0 && d.cfg.Toplevels {
+		return platform.Tree{}, fmt.Errorf("%w: the compositor does not say which process owns window %d %q, and no one application on the accessibility bus "+
+			"has frames of that title for it alone (a program without accessibility, another window of the same title, or one not registered yet); "+
+			"query again shortly, or use keys, capture and pixel input", platform.ErrNoAccessibleTree, w.Handle, w.Title)
+	}
 	if w.ProcessID == 0 {
 		return platform.Tree{}, fmt.Errorf("%w: window %d does not say which process owns it (no pid from the window manager or the compositor); use capture and pixel input",
 			platform.ErrNoAccessibleTree, w.Handle)
@@ -212,7 +251,7 @@ const (
 
 // windowsOf lists the windows of process pid, for telling its accessible frames apart.
 func (d *Desktop) windowsOf(ctx context.Context, pid int) ([]platform.Window, error) {
-	ws, err := d.x.Windows(ctx)
+	ws, err := d.Windows(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -12,10 +12,9 @@ import (
 // or the Wayland and sway sockets, of the Config that attaches to it. A Wayland session of sway
 // (or another compositor speaking its IPC, found through SWAYSOCK or its socket in the runtime
 // directory), of KDE Plasma (XDG_CURRENT_DESKTOP names KDE: KWin) or of GNOME (through mcec's
-// extension, else its XWayland display) is driven natively; any other Wayland session falls
-// back to its XWayland display,
-// where only X11 programs are seen (note says so), and fails without one; an X11 session is its
-// display. ok is false when the environment names no desktop at all.
+// extension, else its XWayland display) is driven natively; any other Wayland session through
+// the wlroots protocols (Toplevels; note says what that costs), else its XWayland display. An
+// X11 session is its display. ok is false when the environment names no desktop at all.
 func Session(getenv func(string) string) (a Config, ok bool, note string, err error) {
 	a.Display = getenv("DISPLAY")
 	wl := getenv("WAYLAND_DISPLAY")
@@ -48,16 +47,18 @@ func Session(getenv func(string) string) (a Config, ok bool, note string, err er
 		a.Wayland, a.GNOME = wl, true
 		return a, true, "", nil
 	}
+	// Any other (Hyprland, labwc, Wayfire, river …): the wlroots protocols alone, where Open
+	// falls back to the XWayland display (kept in a.Display) when the compositor lacks them.
+	a.Wayland, a.Toplevels = wl, true
+	return a, true, fmt.Sprintf("the Wayland session of %s offers no sway IPC: its windows are listed through wlr-foreign-toplevel, "+
+		"which tells neither where they are nor which process owns them (docs/wayland.md says what that costs)", orUnknown(compositor)), nil
+}
+
+func orUnknown(compositor string) string {
 	if compositor == "" {
-		compositor = "an unknown compositor"
+		return "an unknown compositor"
 	}
-	if a.Display != "" {
-		return a, true, fmt.Sprintf("the Wayland session of %s offers no sway IPC: attached to its XWayland display %s, where only X11 programs are seen; native Wayland windows are out of reach",
-			compositor, a.Display), nil
-	}
-	return a, false, "", fmt.Errorf("the Wayland session of %s offers neither sway's IPC (SWAYSOCK) nor an XWayland display: "+
-		"mcec drives sway (and compositors speaking its IPC), KDE's KWin and GNOME Shell (with mcec's extension); other compositors are not supported yet "+
-		"(run `mcec doctor`, or start a private desktop with --headless)", compositor)
+	return compositor
 }
 
 // findSwaySocket is the one sway IPC socket in the runtime directory ("" when there is none, or

@@ -38,9 +38,11 @@ func TestSession(t *testing.T) {
 		{"GNOME: its Shell, and XWayland kept for when mcec's extension is missing",
 			env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "ubuntu:GNOME"),
 			Config{Display: ":0", Wayland: filepath.Join(runtime, "wayland-0"), GNOME: true}, true, ""},
-		{"another compositor with XWayland", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "Hyprland"),
-			Config{Display: ":0"}, true, ""},
-		{"another compositor without XWayland", env("WAYLAND_DISPLAY", "wayland-0", "XDG_CURRENT_DESKTOP", "Hyprland"), Config{}, false, "Hyprland"},
+		{"another wlroots compositor: its protocols, and XWayland kept for when it lacks them",
+			env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "Hyprland"),
+			Config{Display: ":0", Wayland: filepath.Join(runtime, "wayland-0"), Toplevels: true}, true, ""},
+		{"another compositor without XWayland", env("WAYLAND_DISPLAY", "wayland-0", "XDG_CURRENT_DESKTOP", "Hyprland"),
+			Config{Wayland: filepath.Join(runtime, "wayland-0"), Toplevels: true}, true, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok, _, err := Session(tt.getenv)

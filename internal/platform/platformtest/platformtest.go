@@ -67,6 +67,12 @@ type Harness struct {
 	// to (sway 1.7 tells it neither over its IPC nor through wlr-foreign-toplevel): the
 	// dialog's TransientFor is then only required to be 0, never another window.
 	NoDialogParent string
+	// NoPlaces, when set, says why the backend cannot tell where windows are (a wlroots
+	// compositor through wlr-foreign-toplevel alone). Its windows and elements must then have no
+	// bounds rather than wrong ones; moving, resizing, capturing a window and relative pixels
+	// fail ErrCompositorUnsupported; a window operation the compositor ignores fails so too,
+	// never passing for done; the pointer is checked where windows have places.
+	NoPlaces string
 }
 
 // Run runs the suite; newHarness makes a fresh backend for each group of checks.
@@ -212,7 +218,10 @@ func (s *suite) element(ref string) platform.Element {
 
 func testWindows(t *testing.T, s *suite) {
 	w := s.win
-	if w.Handle == 0 || w.Bounds.Empty() || w.Minimized {
+	switch {
+	case s.h.NoPlaces != "" && (w.Handle == 0 || !w.Bounds.Empty() || w.Minimized):
+		t.Errorf("window %+v: want a handle, not minimized, and no bounds (%s)", w, s.h.NoPlaces)
+	case s.h.NoPlaces == "" && (w.Handle == 0 || w.Bounds.Empty() || w.Minimized):
 		t.Errorf("window %+v: want a handle and a visible, non-empty client area", w)
 	}
 	again, err := s.d.Window(s.ctx(), w.Handle)
@@ -277,7 +286,10 @@ func testTree(t *testing.T, s *suite) {
 		if n.ControlType != want.ct || !n.States["showing"] || !n.States["enabled"] {
 			t.Errorf("%s %q: control type %q states %v, want %s, showing and enabled", want.role, want.name, n.ControlType, n.States, want.ct)
 		}
-		if n.Bounds == nil || !s.win.Bounds.Contains(*n.Bounds) {
+		switch {
+		case s.h.NoPlaces != "" && n.Bounds != nil:
+			t.Errorf("%s %q: bounds %v in a window whose place is unknown (%s)", want.role, want.name, *n.Bounds, s.h.NoPlaces)
+		case s.h.NoPlaces == "" && (n.Bounds == nil || !s.win.Bounds.Contains(*n.Bounds)):
 			t.Errorf("%s %q: bounds %v not inside the window's %+v", want.role, want.name, n.Bounds, s.win.Bounds)
 		}
 	}
@@ -539,15 +551,18 @@ func (s *suite) activate() {
 func testInput(t *testing.T, s *suite) {
 	s.activate()
 	in := s.d.Input()
-	label := s.node("label", LabelIdle)
-	b := s.node("push button", Button)
-	c := platform.Point{X: b.Bounds.X + b.Bounds.Width/2, Y: b.Bounds.Y + b.Bounds.Height/2}
-	if err := in.Click(s.ctx(), c, platform.ButtonLeft, 1); err != nil {
-		t.Fatalf("click: %v", err)
-	}
-	s.named(label.Ref, LabelClicked(1))
-	if p, err := in.Pointer(s.ctx()); err != nil || p != c {
-		t.Errorf("pointer at %v (%v) after a click at %v", p, err, c)
+	c := platform.Point{X: 1, Y: 1}
+	if s.h.NoPlaces == "" {
+		label := s.node("label", LabelIdle)
+		b := s.node("push button", Button)
+		c = platform.Point{X: b.Bounds.X + b.Bounds.Width/2, Y: b.Bounds.Y + b.Bounds.Height/2}
+		if err := in.Click(s.ctx(), c, platform.ButtonLeft, 1); err != nil {
+			t.Fatalf("click: %v", err)
+		}
+		s.named(label.Ref, LabelClicked(1))
+		if p, err := in.Pointer(s.ctx()); err != nil || p != c {
+			t.Errorf("pointer at %v (%v) after a click at %v", p, err, c)
+		}
 	}
 
 	entry := s.node("text", "")
@@ -593,6 +608,10 @@ func testWindowOps(t *testing.T, s *suite) {
 		}
 		return w
 	}
+	if s.h.NoPlaces != "" {
+		testWindowOpsUnplaced(t, s, get)
+		return
+	}
 	to := platform.Point{X: s.win.Bounds.X + 17, Y: s.win.Bounds.Y + 11}
 	if err := s.d.WindowOp(s.ctx(), h, platform.WindowOp{Kind: platform.OpMove, X: to.X, Y: to.Y}); err != nil {
 		t.Fatalf("move: %v", err)
@@ -614,6 +633,38 @@ func testWindowOps(t *testing.T, s *suite) {
 		t.Fatalf("restore: %v", err)
 	}
 	s.eventually("the window never came back", func() bool { return !get().Minimized })
+	s.activate()
+}
+
+// testWindowOpsUnplaced: where windows have no places, move and resize fail
+// ErrCompositorUnsupported, and minimize and restore are either done or refused so.
+func testWindowOpsUnplaced(t *testing.T, s *suite, get func() platform.Window) {
+	h := s.win.Handle
+	for _, op := range []platform.WindowOp{{Kind: platform.OpMove, X: 10, Y: 10}, {Kind: platform.OpResize, Width: 300, Height: 200}} {
+		if err := s.d.WindowOp(s.ctx(), h, op); !errors.Is(err, platform.ErrCompositorUnsupported) {
+			t.Errorf("%s a window whose place is unknown: %v, want ErrCompositorUnsupported", op.Kind, err)
+		}
+	}
+	err := s.d.WindowOp(s.ctx(), h, platform.WindowOp{Kind: platform.OpMinimize})
+	switch {
+	case errors.Is(err, platform.ErrCompositorUnsupported):
+		t.Logf("minimize refused: %v", err)
+		if get().Minimized {
+			t.Error("minimize failed, and the window is minimized")
+		}
+	case err != nil:
+		t.Fatalf("minimize: %v", err)
+	default:
+		if !get().Minimized {
+			t.Error("minimize passed, and the window is not minimized")
+		}
+		if err := s.d.WindowOp(s.ctx(), h, platform.WindowOp{Kind: platform.OpRestore}); err != nil {
+			t.Fatalf("restore: %v", err)
+		}
+		if get().Minimized {
+			t.Error("restore passed, and the window is still minimized")
+		}
+	}
 	s.activate()
 }
 
@@ -666,12 +717,24 @@ func testClipboard(t *testing.T, s *suite) {
 
 func testCapture(t *testing.T, s *suite) {
 	b := s.win.Bounds
-	wc, err := s.d.CaptureWindow(s.ctx(), s.win.Handle)
-	if err != nil {
-		t.Fatalf("CaptureWindow: %v", err)
+	if s.h.NoPlaces != "" {
+		if _, err := s.d.CaptureWindow(s.ctx(), s.win.Handle); !errors.Is(err, platform.ErrCompositorUnsupported) {
+			t.Errorf("CaptureWindow of a window whose place is unknown: %v, want ErrCompositorUnsupported", err)
+		}
+		ds, err := s.d.Displays(s.ctx())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = ds.VirtualBounds
 	}
-	if wc.Image == nil || wc.Image.Bounds().Size() != (image.Point{X: b.Width, Y: b.Height}) {
-		t.Errorf("window capture %v, want %dx%d", wc.Image.Bounds(), b.Width, b.Height)
+	if s.h.NoPlaces == "" {
+		wc, err := s.d.CaptureWindow(s.ctx(), s.win.Handle)
+		if err != nil {
+			t.Fatalf("CaptureWindow: %v", err)
+		}
+		if wc.Image == nil || wc.Image.Bounds().Size() != (image.Point{X: b.Width, Y: b.Height}) {
+			t.Errorf("window capture %v, want %dx%d", wc.Image.Bounds(), b.Width, b.Height)
+		}
 	}
 	r := platform.Rect{X: b.X, Y: b.Y, Width: min(b.Width, 64), Height: min(b.Height, 48)}
 	img, err := s.d.CaptureRect(s.ctx(), r)

@@ -18,11 +18,23 @@ func TestMain(m *testing.M) { os.Exit(testdesk.MainWayland(m)) }
 
 func open(t *testing.T) *linux.Desktop {
 	t.Helper()
+	desk := testdesk.Desktop()
+	return openWith(t, linux.Config{Wayland: desk.WaylandSocket(), Sway: desk.SwaySocket()})
+}
+
+// openToplevels attaches to the private sway as to a wlroots compositor without sway's IPC
+// (Hyprland, labwc …): through wlr-foreign-toplevel and the other protocols alone.
+func openToplevels(t *testing.T) *linux.Desktop {
+	t.Helper()
+	return openWith(t, linux.Config{Wayland: testdesk.Desktop().WaylandSocket(), Toplevels: true})
+}
+
+func openWith(t *testing.T, cfg linux.Config) *linux.Desktop {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	desk := testdesk.Desktop()
-	d, err := linux.Open(ctx, linux.Config{Wayland: desk.WaylandSocket(), Sway: desk.SwaySocket(),
-		DBusAddress: desk.DBusAddress(), AtspiCallTimeout: 2 * time.Second})
+	cfg.DBusAddress, cfg.AtspiCallTimeout = testdesk.Desktop().DBusAddress(), 2*time.Second
+	d, err := linux.Open(ctx, cfg)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -39,6 +51,16 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceToplevels runs the suite on sway driven as any wlroots compositor is, through
+// its protocols alone: windows without places, owners found by title.
+func TestConformanceToplevels(t *testing.T) {
+	platformtest.Run(t, func(t *testing.T) platformtest.Harness {
+		return platformtest.Harness{Desktop: openToplevels(t), Start: testdesk.GTKScene,
+			NoDialogParent: "sway 1.7 sends no wlr-foreign-toplevel parent",
+			NoPlaces:       "wlr-foreign-toplevel tells no window's place"}
+	})
+}
+
 // TestTypeAnyCharacter types characters of no one layout into a GTK 3 entry through the
 // virtual keyboard, and a chord selects them all (Control through the modifiers).
 func TestTypeAnyCharacter(t *testing.T) {
@@ -46,17 +68,7 @@ func TestTypeAnyCharacter(t *testing.T) {
 	app := testdesk.GTKScene(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var win platform.Window
-	testdesk.WaitFor(t, 10*time.Second, "no scene window", func() bool {
-		ws, err := d.Windows(ctx)
-		for _, w := range ws {
-			if err == nil && w.ProcessID == app.PID() && w.Title == platformtest.Title {
-				win = w
-				return true
-			}
-		}
-		return false
-	})
+	win := sceneWindow(ctx, t, d, app.PID())
 	tr, err := d.Tree(ctx, win, platform.TreeLimits{MaxDepth: 64, MaxNodes: 1000})
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +112,23 @@ func TestTypeAnyCharacter(t *testing.T) {
 	if held, err := d.Input().Held(ctx); err != nil || len(held) != 0 {
 		t.Errorf("held %v (%v) after the gestures", held, err)
 	}
+}
+
+// sceneWindow waits for the scene's main window of process pid, listed with its owner.
+func sceneWindow(ctx context.Context, t *testing.T, d *linux.Desktop, pid int) platform.Window {
+	t.Helper()
+	var win platform.Window
+	testdesk.WaitFor(t, 10*time.Second, "no scene window with its owner", func() bool {
+		ws, err := d.Windows(ctx)
+		for _, w := range ws {
+			if err == nil && w.ProcessID == pid && w.Title == platformtest.Title {
+				win = w
+				return true
+			}
+		}
+		return false
+	})
+	return win
 }
 
 func findRole(n *platform.Node, role string) *platform.Node {

@@ -2,6 +2,8 @@ package wayland_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,11 +42,16 @@ func TestGTK4PopoverHasNoBounds(t *testing.T) {
 	}
 	// The open list: a focused row below the drop-down.
 	var row *platform.Node
+	var walked strings.Builder // the drop-down's subtree as walked, for a failure to show
 	testdesk.WaitFor(t, 10*time.Second, "the drop-down's list to open", func() bool {
-		row = findFocusedBelow(findRole(tree(), "combo box"))
+		c := findRole(tree(), "combo box")
+		if row = findFocusedBelow(c); row != nil {
+			outline(c, 0, &walked)
+		}
 		return row != nil
 	})
 	if row.Bounds != nil {
+		t.Log(walked.String())
 		t.Errorf("a row of the open list has bounds %+v in a tree: sway does not say where the popover is", *row.Bounds)
 	}
 	el, err := d.Element(ctx, row.Ref)
@@ -66,13 +73,14 @@ func TestGTK4PopoverHasNoBounds(t *testing.T) {
 	}
 }
 
-// findFocusedBelow is the focused object below n (not n), or nil.
+// findFocusedBelow is the focused row (list item) below n, or nil. Right after the click the
+// drop-down's own button has the focus, until the list takes it.
 func findFocusedBelow(n *platform.Node) *platform.Node {
 	if n == nil {
 		return nil
 	}
 	for _, k := range n.Children {
-		if k.States["focused"] {
+		if k.Role == "list item" && k.States["focused"] {
 			return k
 		}
 		if f := findFocusedBelow(k); f != nil {
@@ -80,4 +88,12 @@ func findFocusedBelow(n *platform.Node) *platform.Node {
 		}
 	}
 	return nil
+}
+
+// outline writes n's subtree, one object a line with its bounds.
+func outline(n *platform.Node, depth int, sb *strings.Builder) {
+	fmt.Fprintf(sb, "%s%s %q %v\n", strings.Repeat("  ", depth), n.Role, n.Name, n.Bounds)
+	for _, k := range n.Children {
+		outline(k, depth+1, sb)
+	}
 }

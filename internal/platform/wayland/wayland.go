@@ -1,11 +1,15 @@
 // Package wayland is the display-server half of the Linux backend on a Wayland compositor.
 // What differs between compositors sits behind compositor:
+//
 //   - sway (and compositors speaking its IPC): windows and window operations through sway's
 //     IPC (internal/wayland/swayipc), pixels through wlr-screencopy (sway.go);
 //   - KWin (KDE Plasma): windows and window operations through KWin scripts, pixels through
 //     ScreenShot2 (internal/wayland/kwin; kwin.go);
 //   - GNOME Shell, through mcec's extension inside it (internal/gnomeext, internal/wayland/gnome;
-//     gnome.go).
+//     gnome.go);
+//   - any other wlroots compositor (Hyprland, labwc, Wayfire, river …), through the protocols
+//     alone: windows and their state through wlr-foreign-toplevel, without places or pids
+//     (wlr.go).
 //
 // KWin and GNOME Shell share shell.go: both describe windows by frame and surface.
 //
@@ -29,11 +33,14 @@ import (
 	"github.com/mcec/mcec/internal/wayland/wlclient"
 )
 
-// Config says which compositor to attach to: Socket and one of Sway, KWinBus or GNOMEBus.
+// Config says which compositor to attach to: Socket and one of Sway, KWinBus, GNOMEBus or
+// Toplevels.
 type Config struct {
-	Socket  string // the Wayland display socket, absolute
-	Sway    string // sway's IPC socket, absolute
-	KWinBus string // the session bus KWin is on
+	Socket string // the Wayland display socket, absolute
+	Sway   string // sway's IPC socket, absolute
+	// Toplevels drives another wlroots compositor through the protocols alone (wlr.go).
+	Toplevels bool
+	KWinBus   string // the session bus KWin is on
 	// KWinConfig is KWin's XDG_CONFIG_HOME where it is not the user's (mcec's private KWin
 	// desktop): its keyboard settings are read there.
 	KWinConfig string
@@ -66,8 +73,8 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Sway == "" && cfg.KWinBus == "" && cfg.GNOMEBus == "" {
-		return nil, fmt.Errorf("%w: no sway IPC socket (SWAYSOCK), KWin or GNOME Shell: windows and window operations need one of them",
+	if cfg.Sway == "" && cfg.KWinBus == "" && cfg.GNOMEBus == "" && !cfg.Toplevels {
+		return nil, fmt.Errorf("%w: no sway IPC socket (SWAYSOCK), KWin, GNOME Shell or wlroots compositor: windows and window operations need one of them",
 			platform.ErrDisplayUnavailable)
 	}
 	wl, err := wlclient.Dial(ctx, cfg.Socket)
@@ -80,8 +87,10 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		comp, err = dialSway(ctx, cfg.Sway, wl)
 	case cfg.KWinBus != "":
 		comp, err = dialKWin(ctx, cfg.KWinBus, cfg.KWinConfig, wl)
-	default:
+	case cfg.GNOMEBus != "":
 		comp, err = dialGNOME(ctx, cfg.GNOMEBus, wl)
+	default:
+		comp, err = dialToplevels(wl)
 	}
 	if err != nil {
 		wl.Close()

@@ -117,3 +117,24 @@ func TestClipboardReadBack(t *testing.T) {
 		t.Errorf("get: %v", got.Text)
 	}
 }
+
+// A window whose place the compositor does not tell (a wlroots compositor through
+// wlr-foreign-toplevel) has no bounds: pixels relative to it are nowhere, so a click or a
+// capture region given relative to it fails compositor-unsupported before any input.
+func TestPixelsRelativeToUnplacedWindow(t *testing.T) {
+	a := newApp(t)
+	unplaced := a.Fake.AddWindow(fake.WindowSpec{Title: "Unplaced", ProcessName: "unplaced", PID: pid + 3,
+		Root: &fake.Elem{Role: "frame", Name: "Unplaced"}})
+	before := len(a.Fake.Gestures())
+	env := a.Call(t, "click", map[string]any{"handle": unplaced, "at": map[string]any{"x": 10, "y": 10}})
+	fails(t, env, contract.InvalidArgument, contract.CodeCompositorUnsupported)
+	env = a.Call(t, "drag", map[string]any{"handle": unplaced, "from": map[string]any{"x": 10, "y": 10}, "to": map[string]any{"x": 40, "y": 10}})
+	fails(t, env, contract.InvalidArgument, contract.CodeCompositorUnsupported)
+	if n := len(a.Fake.Gestures()); n != before {
+		t.Errorf("%d gestures were made for refused pixels", n-before)
+	}
+	env = a.Call(t, "capture", map[string]any{"handle": unplaced, "region": map[string]any{"x": 0, "y": 0, "width": 10, "height": 10}})
+	fails(t, env, contract.InvalidArgument, contract.CodeCompositorUnsupported)
+	// Screen coordinates, without the window, still work.
+	a.OK(t, "click", map[string]any{"at": map[string]any{"x": 150, "y": 150}, "settle": 50}, nil)
+}

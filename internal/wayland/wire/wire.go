@@ -123,6 +123,25 @@ func (c *Conn) Err() error {
 	return c.err
 }
 
+// PeerPID is the process id of the compositor at the other end (SO_PEERCRED).
+func (c *Conn) PeerPID() (int, error) {
+	rc, err := c.c.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := rc.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return 0, err
+	}
+	if credErr != nil {
+		return 0, credErr
+	}
+	return int(cred.Pid), nil
+}
+
 // Done closes when the connection breaks.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 

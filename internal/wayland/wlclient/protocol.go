@@ -69,9 +69,25 @@ const (
 	toplevelManagerToplevel = 0 // event toplevel(toplevel new_id)
 	toplevelTitle           = 0 // event title(title string)
 	toplevelAppID           = 1 // event app_id(app_id string)
+	toplevelOutputEnter     = 2 // event output_enter(output object)
+	toplevelOutputLeave     = 3 // event output_leave(output object)
+	toplevelState           = 4 // event state(state array of uint)
+	toplevelDone            = 5 // event done
 	toplevelClosed          = 6 // event closed
 	toplevelParent          = 7 // event parent(parent object), since 3
+	toplevelSetMaximized    = 0 // request set_maximized
+	toplevelUnsetMaximized  = 1 // request unset_maximized
+	toplevelSetMinimized    = 2 // request set_minimized
+	toplevelUnsetMinimized  = 3 // request unset_minimized
+	toplevelActivate        = 4 // request activate(seat object)
+	toplevelClose           = 5 // request close
 	toplevelDestroy         = 7 // request destroy
+	toplevelSetFullscreen   = 8 // request set_fullscreen(output object, nullable), since 2
+	toplevelUnsetFullscreen = 9 // request unset_fullscreen, since 2
+	toplevelStateMaximized  = 0 // the state enum
+	toplevelStateMinimized  = 1
+	toplevelStateActivated  = 2
+	toplevelStateFullscreen = 3
 
 	// zwlr_data_control_manager_v1 and its device, source and offer
 	dataManagerCreateSource = 0 // request create_data_source(id new_id)

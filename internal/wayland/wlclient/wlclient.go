@@ -42,11 +42,15 @@ type Client struct {
 	c        *wire.Conn
 	registry uint32
 
-	mu      sync.Mutex
-	globals []Global
-	bound   map[string]uint32    // interface → object id of the bound global (first of its kind)
-	outputs []*Output            // updated from events
-	tops    map[uint32]*Toplevel // foreign toplevels by handle id, updated from events
+	mu       sync.Mutex
+	globals  []Global
+	bound    map[string]uint32    // interface → object id of the bound global (first of its kind)
+	outputs  []*Output            // updated from events
+	tops     map[uint32]*Toplevel // foreign toplevels by handle id, updated from events
+	topSeq   uint32               // the last Toplevel.Seq given
+	topFocus uint64               // the last Toplevel.Focus given
+	// topWatchers are woken on every change of the toplevels (WatchToplevels).
+	topWatchers map[chan struct{}]struct{}
 
 	ptrOnce  sync.Once
 	ptr      *Pointer
@@ -260,6 +264,9 @@ func (cl *Client) layout() (x0, y0, x1, y1 int) {
 	}
 	return x0, y0, x1, y1
 }
+
+// CompositorPID is the process id of the compositor at the other end of the socket.
+func (cl *Client) CompositorPID() (int, error) { return cl.c.PeerPID() }
 
 // Roundtrip waits until the compositor has handled everything sent before.
 func (cl *Client) Roundtrip(ctx context.Context) error { return cl.c.Roundtrip(ctx) }
