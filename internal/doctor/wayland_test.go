@@ -67,3 +67,37 @@ func TestGNOME(t *testing.T) {
 		t.Errorf("GNOME without the extension: compositor %+v", c)
 	}
 }
+
+// TestToplevels: on a wlroots compositor driven through its protocols alone (sway here, as
+// Hyprland would be), doctor names the compositor's program and warns of what wlr-foreign-toplevel
+// does not tell; on one without the protocol (KWin), it fails and says what mcec drives.
+func TestToplevels(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	desk, err := headless.Start(ctx, headless.Options{Kind: headless.Wayland})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := doctor.Run(ctx, doctor.Target{Wayland: desk.WaylandSocket(), Toplevels: true, DBusAddress: desk.DBusAddress()})
+	desk.Stop()
+	got := statuses(r)
+	if c := got["compositor"]; c.Status != doctor.Warn || !strings.HasPrefix(c.Detail, "sway, through wlr-foreign-toplevel") ||
+		!strings.Contains(c.Detail, "which process owns it") {
+		t.Errorf("sway through its protocols: compositor %+v", c)
+	}
+	if c := got["wayland-protocols"]; c.Status != doctor.OK {
+		t.Errorf("sway through its protocols: %+v", c)
+	}
+	if r.Failed() {
+		t.Errorf("sway through its protocols failed: %+v", r.Checks)
+	}
+	kw, err := headless.Start(ctx, headless.Options{Kind: headless.KWin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = doctor.Run(ctx, doctor.Target{Wayland: kw.WaylandSocket(), Toplevels: true, DBusAddress: kw.DBusAddress()})
+	kw.Stop()
+	if c := statuses(r)["compositor"]; c.Status != doctor.Fail || !strings.Contains(c.Detail, "wlr-foreign-toplevel") {
+		t.Errorf("KWin as a wlroots compositor: compositor %+v", c)
+	}
+}

@@ -148,7 +148,8 @@ type WindowInfo struct {
 }
 
 // windowInfo converts a platform window. State lists "minimized", "maximized" or "fullscreen"
-// (or "normal" when none applies), plus "focused" for the active window.
+// (or "normal" when none applies), plus "focused" for the active window and "unplaced" for one
+// whose place the compositor does not tell (its x, y, width and height are then 0).
 func windowInfo(w platform.Window) WindowInfo {
 	var state []string
 	switch {
@@ -163,6 +164,9 @@ func windowInfo(w platform.Window) WindowInfo {
 	}
 	if w.Focused {
 		state = append(state, "focused")
+	}
+	if w.Bounds.Empty() {
+		state = append(state, "unplaced")
 	}
 	return WindowInfo{
 		Handle: w.Handle, Title: w.Title, ClassName: w.ClassName, ProcessName: w.ProcessName,

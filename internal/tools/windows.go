@@ -42,7 +42,8 @@ func windowsTool(env *Env) *catalog.Tool {
 		Name:  "windows",
 		Title: "List or wait for windows",
 		Description: "List top-level windows (bottom to top) with handle, title, className, processName, processId, " +
-			"bounds, state, transientFor, type (dialog, normal…) and, on Wayland, server (wayland, or xwayland for an X11 program); filters narrow the list. With condition/timeout " +
+			"bounds, state (unplaced: the compositor does not tell where it is), transientFor, type (dialog, normal…) and, on Wayland, " +
+			"server (wayland, or xwayland for an X11 program); filters narrow the list. With condition/timeout " +
 			"and a filter, waits (woken by window " +
 			"events) until a matching window appears, disappears or is in the foreground; a timed-out wait is still " +
 			"ok, with satisfied:false and lastObservedWindows.",

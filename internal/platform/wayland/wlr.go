@@ -37,8 +37,9 @@ type toplevels struct {
 
 func dialToplevels(wl *wlclient.Client) (*toplevels, error) {
 	if !wl.Has("zwlr_foreign_toplevel_manager_v1") {
-		return nil, fmt.Errorf("%w: the compositor offers neither sway's IPC nor wlr-foreign-toplevel: mcec cannot list its windows",
-			platform.ErrCompositorUnsupported)
+		return nil, fmt.Errorf("%w: the compositor offers neither sway's IPC nor wlr-foreign-toplevel, so mcec cannot list its windows "+
+			"(mcec drives sway, KWin, GNOME Shell with mcec's extension, and wlroots compositors); start mcec's own desktop with --headless, "+
+			"or set DISPLAY to the session's XWayland display for its X11 programs", platform.ErrCompositorUnsupported)
 	}
 	t := &toplevels{wl: wl, name: "a wlroots compositor"}
 	if pid, err := wl.CompositorPID(); err == nil {

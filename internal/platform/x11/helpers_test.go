@@ -258,6 +258,16 @@ func (a *xapp) iconify(t testing.TB, w uint32) {
 	}
 }
 
+// viewable reports whether w and all its ancestors are mapped.
+func (a *xapp) viewable(t testing.TB, w uint32) bool {
+	t.Helper()
+	attrs, err := xproto.GetWindowAttributes(a.c, xproto.Window(w)).Reply()
+	if err != nil {
+		t.Fatalf("GetWindowAttributes: %v", err)
+	}
+	return attrs.MapState == xproto.MapStateViewable
+}
+
 // activate asks the window manager to activate w, without waiting.
 func (a *xapp) activate(t testing.TB, w uint32) {
 	t.Helper()
