@@ -80,13 +80,46 @@ func ProcessBridge(pid int) (Bridge, error) {
 }
 
 // Browser reports whether running process pid is a web browser engine's (Gecko, Chromium or
-// Electron, WebKitGTK): its window is named after the page it shows once the page is there.
+// Electron, WebKitGTK): its window is named after the page it shows once the page is there. A
+// program that only links WebKitGTK (zenity does, for --text-info --html) is one only once it
+// runs a web content process: zenity --entry passed for a browser, and its launch waited out the
+// whole wait for a page it never shows.
 func Browser(pid int) bool {
 	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
 		return false
 	}
 	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	return chromiumName(filepath.Base(exe)) || bytes.Contains(maps, []byte("/libxul.so")) ||
-		bytes.Contains(maps, []byte("/libwebkit2gtk-")) || bytes.Contains(maps, []byte("/libwebkitgtk-"))
+	if chromiumName(filepath.Base(exe)) || bytes.Contains(maps, []byte("/libxul.so")) {
+		return true
+	}
+	return LinksWebKit(pid) && webProcessChild(pid)
+}
+
+// LinksWebKit reports whether running process pid has WebKitGTK loaded.
+func LinksWebKit(pid int) bool {
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	return err == nil && (bytes.Contains(maps, []byte("/libwebkit2gtk-")) || bytes.Contains(maps, []byte("/libwebkitgtk-")))
+}
+
+// webProcessChild reports whether pid has a child that is WebKit's web content process.
+func webProcessChild(pid int) bool {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	want := fmt.Sprintf("PPid:\t%d\n", pid)
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		comm, err := os.ReadFile("/proc/" + e.Name() + "/comm")
+		if err != nil || !bytes.HasPrefix(comm, []byte("WebKitWebProces")) { // comm is cut at 15 bytes
+			continue
+		}
+		if status, err := os.ReadFile("/proc/" + e.Name() + "/status"); err == nil && bytes.Contains(status, []byte(want)) {
+			return true
+		}
+	}
+	return false
 }

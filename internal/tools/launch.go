@@ -196,10 +196,10 @@ func runLaunch(ctx context.Context, env *Env, call *catalog.Call, in *launchArgs
 }
 
 // A window's first title is often a placeholder ("Blank page" while a browser loads its page, an
-// editor's before it names its document): launch reports the title once neither it nor the
-// application's tree has changed for titleQuiet (a page still loading keeps sending events) and,
-// for a browser, it names the page shown, at most titleSettle after the window and its tree were
-// there.
+// editor's before it names its document): launch reports the title once it has not changed for
+// titleQuiet (for a window showing web pages, its tree neither: a page still loading keeps sending
+// events) and, for a browser, it names the page shown, at most titleSettle after the window and
+// its tree were there.
 const (
 	titleQuiet  = 250 * time.Millisecond
 	titleSettle = 1500 * time.Millisecond
@@ -217,13 +217,18 @@ const (
 // titleQuiet, counted from since (when w was seen with its present title), at most titleSettle
 // from now and never past deadline. A window that closes meanwhile is left as it was.
 func settleTitle(ctx context.Context, env *Env, w *platform.Window, since, deadline time.Time) {
-	settle := titleSettle
-	if w.ProcessID > 0 && a11yenv.Browser(w.ProcessID) {
-		settle = browserTitleSettle
-	}
+	browser := w.ProcessID > 0 && a11yenv.Browser(w.ProcessID)
+	// A program that links WebKitGTK is a browser once it runs a web content process, which
+	// Epiphany may start after its window maps; zenity never does. Until it does, or until
+	// titleSettle has passed, such a window's title is not taken.
+	maybeBrowser := !browser && w.ProcessID > 0 && a11yenv.LinksWebKit(w.ProcessID)
 	// A loaded machine slows the page's load as much as anything else (Firefox named its window
 	// after the page past 8 s beside a second make test).
-	settle = sysload.Scale(settle)
+	settle := sysload.Scale(titleSettle)
+	notBrowserBy := time.Now().Add(settle)
+	if browser || maybeBrowser {
+		settle = sysload.Scale(browserTitleSettle)
+	}
 	if bound := time.Now().Add(settle); bound.Before(deadline) {
 		deadline = bound
 	}
@@ -254,8 +259,16 @@ func settleTitle(ctx context.Context, env *Env, w *platform.Window, since, deadl
 	if w.ProcessID > 0 {
 		events, _ = env.Desktop.WatchTree(ctx, w.ProcessID)
 	}
-	browser := w.ProcessID > 0 && a11yenv.Browser(w.ProcessID)
 	named := func(title string) bool {
+		if maybeBrowser {
+			if browser = a11yenv.Browser(w.ProcessID); browser {
+				maybeBrowser = false
+			} else if time.Now().Before(notBrowserBy) {
+				return false
+			} else {
+				maybeBrowser = false
+			}
+		}
 		if len(pages) == 0 {
 			// A browser's window before its page is in the tree is named after nothing yet.
 			return looked && !loading && !browser || w.ProcessID <= 0
@@ -285,7 +298,11 @@ func settleTitle(ctx context.Context, env *Env, w *platform.Window, since, deadl
 			if !open {
 				events = nil
 			}
-			still = time.Now()
+			// A page still loading keeps sending events; any other application's (a spinner, a
+			// progress bar) say nothing of its title, which is watched itself.
+			if browser || pages != nil || loading {
+				still = time.Now()
+			}
 		case <-tick.C:
 		}
 	}
