@@ -13,6 +13,7 @@ package platform
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"time"
 )
@@ -271,6 +272,17 @@ type Window struct {
 	// Server is what serves the window on a Wayland desktop: ServerWayland, or ServerXWayland
 	// for an X11 program under the compositor's Xwayland; "" on an X11 desktop.
 	Server string
+}
+
+// FindWindow picks the window with handle out of a listing; ErrWindowClosed when it is not
+// there.
+func FindWindow(ws []Window, handle uint32) (Window, error) {
+	for _, w := range ws {
+		if w.Handle == handle {
+			return w, nil
+		}
+	}
+	return Window{}, fmt.Errorf("%w: window %d", ErrWindowClosed, handle)
 }
 
 // The values of Window.Server.

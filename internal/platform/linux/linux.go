@@ -150,12 +150,7 @@ func (d *Desktop) Window(ctx context.Context, handle uint32) (platform.Window, e
 	if err != nil {
 		return platform.Window{}, err
 	}
-	for _, w := range ws {
-		if w.Handle == handle {
-			return w, nil
-		}
-	}
-	return platform.Window{}, fmt.Errorf("%w: window %d", platform.ErrWindowClosed, handle)
+	return platform.FindWindow(ws, handle)
 }
 
 // frames lists the accessibility bus's frames, for owners.

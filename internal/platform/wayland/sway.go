@@ -404,7 +404,12 @@ func (s *sway) awaitResizeAnswer(ctx context.Context, handle uint32, want platfo
 
 // CaptureRect grabs the on-screen pixels of r through wlr-screencopy.
 func (s *sway) CaptureRect(ctx context.Context, r platform.Rect) (*image.RGBA, error) {
-	img, err := s.wl.Capture(ctx, image.Rect(r.X, r.Y, r.X+r.Width, r.Y+r.Height))
+	return screencopy(ctx, s.wl, r)
+}
+
+// screencopy grabs the on-screen pixels of r through wlr-screencopy (every wlroots compositor).
+func screencopy(ctx context.Context, wl *wlclient.Client, r platform.Rect) (*image.RGBA, error) {
+	img, err := wl.Capture(ctx, image.Rect(r.X, r.Y, r.X+r.Width, r.Y+r.Height))
 	if err != nil {
 		if err = wlErr("capture", err); ctx.Err() == nil {
 			return nil, fmt.Errorf("%w: %w", platform.ErrCaptureFailed, err)

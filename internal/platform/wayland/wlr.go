@@ -114,12 +114,7 @@ func (t *toplevels) Window(ctx context.Context, handle uint32) (platform.Window,
 	if err != nil {
 		return platform.Window{}, err
 	}
-	for _, w := range ws {
-		if w.Handle == handle {
-			return w, nil
-		}
-	}
-	return platform.Window{}, fmt.Errorf("%w: window %d", platform.ErrWindowClosed, handle)
+	return platform.FindWindow(ws, handle)
 }
 
 // Displays lists the outputs as xdg-output describes them.
@@ -226,14 +221,7 @@ func (t *toplevels) await(ctx context.Context, w platform.Window, kind platform.
 
 // CaptureRect grabs the on-screen pixels of r through wlr-screencopy.
 func (t *toplevels) CaptureRect(ctx context.Context, r platform.Rect) (*image.RGBA, error) {
-	img, err := t.wl.Capture(ctx, image.Rect(r.X, r.Y, r.X+r.Width, r.Y+r.Height))
-	if err != nil {
-		if err = wlErr("capture", err); ctx.Err() == nil {
-			return nil, fmt.Errorf("%w: %w", platform.ErrCaptureFailed, err)
-		}
-		return nil, err
-	}
-	return img, nil
+	return screencopy(ctx, t.wl, r)
 }
 
 // CaptureWindow grabs a fullscreen window's output; any other window's place is unknown.
