@@ -26,7 +26,9 @@ import (
 //   - the pid is left to internal/platform/linux, which finds it among the accessibility bus's
 //     applications by the window's title;
 //   - elements of a window without Bounds get none (Origin), so pointer actions on them fail
-//     clearly and invoke, keys and pixels remain.
+//     clearly and invoke, keys and pixels remain;
+//   - every window says it is served by Wayland: the protocol lists Xwayland's windows too and
+//     does not tell them apart (their elements are placed, in fullscreen, by the same rules).
 //
 // A window's handle is its Toplevel.Seq: never reused while mcec is connected. The compositor
 // may ignore any request: each is confirmed by the state it reports, or fails.
@@ -133,9 +135,9 @@ func (t *toplevels) WatchWindows(ctx context.Context) (<-chan struct{}, error) {
 const requestWait = time.Second
 
 // WindowOp asks the compositor through wlr-foreign-toplevel and waits for the state it asked
-// for. A compositor may ignore a request (sway has no minimized state, Hyprland no minimize):
-// when the state has not come within requestWait, the operation fails
-// ErrCompositorUnsupported rather than passing for done.
+// for. A compositor may ignore a request (sway has no minimized or maximized state): when the
+// state has not come within requestWait, the operation fails ErrCompositorUnsupported rather
+// than passing for done.
 func (t *toplevels) WindowOp(ctx context.Context, handle uint32, op platform.WindowOp) error {
 	w, err := t.Window(ctx, handle)
 	if err != nil {
