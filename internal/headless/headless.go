@@ -400,6 +400,10 @@ func (d *Desktop) runXvfb(ctx context.Context, xvfb string, opts Options, lock *
 		"-nolisten", "tcp",
 		"-noreset", // otherwise the server resets, wiping root properties, whenever its last client leaves
 		"-dpi", "96",
+		// No autorepeat: a key's press and release travel together, but a server descheduled
+		// between them on a loaded machine repeated the key (TestQueueUnderLoad read one
+		// character too many), and nothing mcec does holds a key to repeat it.
+		"-r",
 		"+extension", "Composite", "+extension", "RANDR", "+extension", "MIT-SHM", "+extension", "XTEST",
 	}
 	if opts.NoGLX {

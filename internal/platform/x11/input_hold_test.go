@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
@@ -102,4 +103,35 @@ func TestHold(t *testing.T) {
 		t.Error("KnownKey")
 	}
 	noneHeld(t, c)
+}
+
+// TestHeldKeyDoesNotRepeat: on mcec's private desktop a key held past the autorepeat delay
+// (660 ms by default) reaches the application as one press, as a loaded machine that
+// deschedules the server between a press and its release would otherwise repeat it.
+func TestHeldKeyDoesNotRepeat(t *testing.T) {
+	c := dial(t)
+	app := newXApp(t)
+	_, _, rec := inputWindow(t, c, app, "no repeat", 300, 200)
+	in := c.Input()
+	ctx := ctxT(t)
+	rec.reset()
+	if err := in.Press(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the hold itself is what is tested: past the repeat delay
+	if err := in.Release(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	evs := rec.waitFor(t, "the a release", func(evs []xgb.Event) bool {
+		return slices.ContainsFunc(evs, func(e xgb.Event) bool { _, ok := e.(xproto.KeyReleaseEvent); return ok })
+	})
+	presses := 0
+	for _, e := range evs {
+		if _, ok := e.(xproto.KeyPressEvent); ok {
+			presses++
+		}
+	}
+	if presses != 1 {
+		t.Errorf("a key held 1 s pressed %d times: %s", presses, describeEvents(evs))
+	}
 }
