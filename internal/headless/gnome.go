@@ -66,7 +66,10 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	if err := os.MkdirAll(settings, 0o700); err != nil {
 		return &StartError{Step: StepCompositor, Err: err}
 	}
-	keyfile := fmt.Sprintf("[org/gnome/shell]\nenabled-extensions=['%s']\ndisable-user-extensions=false\n", gnomeext.UUID)
+	// No key repeat: Wayland clients repeat a held key themselves, and a release delayed on a
+	// loaded machine would type the key again (platformtest.HeldKeyTypesOnce).
+	keyfile := fmt.Sprintf("[org/gnome/shell]\nenabled-extensions=['%s']\ndisable-user-extensions=false\n\n"+
+		"[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n", gnomeext.UUID)
 	if err := os.WriteFile(filepath.Join(settings, "keyfile"), []byte(keyfile), 0o600); err != nil {
 		return &StartError{Step: StepCompositor, Err: err}
 	}

@@ -59,6 +59,15 @@ func (d *Desktop) startKWin(ctx context.Context, opts Options) error {
 	if err := os.MkdirAll(filepath.Join(d.DataHome(), "applications"), 0o700); err != nil {
 		return &StartError{Step: StepCompositor, Err: err}
 	}
+	// No key repeat: Wayland clients repeat a held key themselves, and a release delayed on a
+	// loaded machine would type the key again (platformtest.HeldKeyTypesOnce). KWin tells
+	// clients a repeat rate of 0 when KeyRepeat is neither repeat nor accent.
+	if err := os.MkdirAll(d.ConfigHome(), 0o700); err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
+	if err := os.WriteFile(filepath.Join(d.ConfigHome(), "kcminputrc"), []byte("[Keyboard]\nKeyRepeat=nothing\n"), 0o600); err != nil {
+		return &StartError{Step: StepCompositor, Err: err}
+	}
 	env := append(swayBaseEnv(os.Environ(), d.dir), kwinEnv(d.dir, opts.KWinChecks)...)
 	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+d.busAddr)
 	const socket = "wayland-0"

@@ -28,8 +28,10 @@ const swayUID = 1000
 // opening a terminal, Mod4+Shift+e exiting), bar and autostarts would react to an agent's
 // synthetic input or show things the agent did not start. Every window floats at its natural
 // size, as on the X11 desktop's openbox, and no border is drawn, so a window's rectangle in
-// sway's tree is its client area. Focus follows clicks only. No Xwayland unless asked for
-// (Options.XWayland): every program runs natively on Wayland.
+// sway's tree is its client area. Focus follows clicks only. Keys do not repeat: Wayland
+// clients repeat a held key themselves, and a release delayed on a loaded machine would type
+// it again (platformtest.HeldKeyTypesOnce). No Xwayland unless asked for (Options.XWayland):
+// every program runs natively on Wayland.
 const swayConfig = `# mcec's private desktop (internal/headless/sway.go)
 output * resolution %dx%d position 0 0 scale 1
 output * background #3c4c5c solid_color
@@ -37,6 +39,7 @@ default_border none
 default_floating_border none
 focus_follows_mouse no
 focus_on_window_activation focus
+input type:keyboard repeat_rate 0
 for_window [app_id=".*"] floating enable
 for_window [title=".*"] floating enable
 xwayland %s

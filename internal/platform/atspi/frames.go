@@ -214,8 +214,14 @@ type placedFrame struct {
 // lies, so elements re-read by ref under it can be placed on screen by bridges that report
 // window-relative extents.
 func (c *Client) rememberFrame(frame objRef, win platform.Window, dx, dy int, placed bool) {
+	pf := placedFrame{handle: win.Handle, dx: dx, dy: dy, placed: placed}
+	if placed {
+		// An unplaced frame keeps no size, so a read by ref looks again: no rule fits while a
+		// window is between sizes (sway shows the new one before the toolkit has drawn it).
+		pf.w, pf.h = win.Bounds.Width, win.Bounds.Height
+	}
 	c.mu.Lock()
-	c.frames[frame] = placedFrame{handle: win.Handle, dx: dx, dy: dy, w: win.Bounds.Width, h: win.Bounds.Height, placed: placed}
+	c.frames[frame] = pf
 	c.mu.Unlock()
 }
 
@@ -339,8 +345,8 @@ func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, uint3
 		return nil, 0, nil // gone, or its place is not known (any more)
 	}
 	if c.opts.WindowLocal && (w.Bounds.Width != pf.w || w.Bounds.Height != pf.h) {
-		// Resized since the frame was placed: the rule may differ now (GTK 3 drops its shadow
-		// when maximized or fullscreen), so it is found again.
+		// Resized since the frame was placed, or not placed: the rule may differ now (GTK 3
+		// drops its shadow when maximized or fullscreen), so it is found again.
 		if pf, err = c.replaceFrame(ctx, cur, w); err != nil {
 			return nil, 0, err
 		}

@@ -745,3 +745,51 @@ func testCapture(t *testing.T, s *suite) {
 		t.Errorf("rect capture %v, want %dx%d", img.Bounds(), r.Width, r.Height)
 	}
 }
+
+// HeldKeyTypesOnce checks a private desktop's keyboard repeat: a key held past the repeat delay
+// reaches the scene's text field once. A loaded machine can delay a release that mcec sends
+// right after its press, and a repeating key would then type again; mcec's desktops repeat no
+// key (an attached desktop keeps its user's setting, and is not checked).
+func HeldKeyTypesOnce(t *testing.T, h Harness) {
+	if h.Timeout == 0 {
+		h.Timeout = 10 * time.Second
+	}
+	s := &suite{t: t, h: h, d: h.Desktop}
+	s.app = h.Start(t)
+	s.win = s.window(Title)
+	entry := s.node("text", "")
+	if _, err := s.d.Act(s.ctx(), entry.Ref, platform.ActSetValue, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.activate()
+	if _, err := s.d.Act(s.ctx(), entry.Ref, platform.ActSetFocus, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.eventually("the text field never took the focus", func() bool {
+		f, err := s.d.Focused(s.ctx(), s.app.PID())
+		return err == nil && f.Node.Ref == entry.Ref
+	})
+	in := s.d.Input()
+	if err := in.Press(s.ctx(), "x"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the hold itself is what is checked: past any repeat delay
+	if err := in.Release(s.ctx(), "x"); err != nil {
+		t.Fatal(err)
+	}
+	// A marker typed after the hold: once it is there, every x before it has arrived.
+	if err := in.Type(s.ctx(), "z"); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	s.eventually("the marker typed after the hold never arrived", func() bool {
+		el, err := s.d.Element(s.ctx(), entry.Ref)
+		if err == nil && el.Node.Value != nil {
+			got = *el.Node.Value
+		}
+		return strings.HasSuffix(got, "z")
+	})
+	if got != "xz" {
+		t.Errorf("a key held 1 s, then z, typed %q; want \"xz\"", got)
+	}
+}

@@ -192,3 +192,8 @@ func find(n *platform.Node, match func(n, parent *platform.Node) bool) *platform
 	}
 	return walk(n, nil)
 }
+
+// TestHeldKeyTypesOnce: a key held past the repeat delay types once on mcec's desktop.
+func TestHeldKeyTypesOnce(t *testing.T) {
+	platformtest.HeldKeyTypesOnce(t, platformtest.Harness{Desktop: open(t), Start: testdesk.GTKScene})
+}

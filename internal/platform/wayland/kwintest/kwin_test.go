@@ -83,3 +83,8 @@ func TestLayoutGuard(t *testing.T) {
 		t.Errorf("Type on a US layout: %v", err)
 	}
 }
+
+// TestHeldKeyTypesOnce: a key held past the repeat delay types once on mcec's desktop.
+func TestHeldKeyTypesOnce(t *testing.T) {
+	platformtest.HeldKeyTypesOnce(t, platformtest.Harness{Desktop: open(t), Start: testdesk.GTKScene})
+}
