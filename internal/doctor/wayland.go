@@ -192,7 +192,8 @@ func runGNOME(ctx context.Context, t Target, add func(Check)) {
 	g, err := gnome.Dial(gctx, bus)
 	if err != nil {
 		add(Check{Name: "compositor", Status: Fail, Detail: "GNOME Shell: " + err.Error() +
-			"; without the extension mcec sees only XWayland's X11 programs", Fix: gnomeSetup})
+			"; without the extension mcec drives XWayland's X11 programs, and native Wayland windows only through their accessibility " +
+			"(no places, pixels, input or window operations)", Fix: gnomeSetup})
 		return
 	}
 	defer g.Close()

@@ -147,6 +147,11 @@ func (c *Client) appsOf(ctx context.Context, pid int) ([]objRef, error) {
 type Frame struct {
 	PID  int
 	Name string
+	// Ref, Role, Active and Showing describe the object further, for listing it as a window
+	// where the compositor lists none (GNOME Shell without mcec's extension).
+	Ref             string
+	Role            string
+	Active, Showing bool
 }
 
 // Frames lists the top-level objects of every registered application with their names, but
@@ -175,10 +180,16 @@ func (c *Client) Frames(ctx context.Context) ([]Frame, error) {
 				if _, err := c.property(ctx, k.Bus, k.Path, ifAccessible, "Name", &name); err != nil {
 					continue
 				}
-				if st, _, err := c.states(ctx, k); err != nil || st.has(stateDefunct) {
+				st, _, err := c.states(ctx, k)
+				if err != nil || st.has(stateDefunct) {
 					continue
 				}
-				per[i] = append(per[i], Frame{PID: pid, Name: name})
+				role := ""
+				if code, _, err := c.kind(ctx, k); err == nil {
+					role, _ = roleName(code)
+				}
+				per[i] = append(per[i], Frame{PID: pid, Name: name, Ref: c.refOf(k), Role: role,
+					Active: st.has(stateActive), Showing: st.has(stateShowing) && st.has(stateVisible)})
 			}
 			return nil
 		})
@@ -189,4 +200,13 @@ func (c *Client) Frames(ctx context.Context) ([]Frame, error) {
 		out = append(out, fs...)
 	}
 	return out, err
+}
+
+// PIDOf is the process of the application that ref's object belongs to.
+func (c *Client) PIDOf(ctx context.Context, ref string) (int, error) {
+	bus, _, err := c.parseRef(ref)
+	if err != nil {
+		return 0, err
+	}
+	return c.pid(ctx, bus)
 }

@@ -65,6 +65,9 @@ type Desktop struct {
 	a  *atspi.Client // connected lazily: windows and pixels work even when the a11y bus does not
 
 	owners owners // the windows' processes where the compositor does not say (Config.Toplevels)
+	// native lists native Wayland windows from the accessibility bus when the compositor lists
+	// none to mcec and mcec is attached to its XWayland display (native.go); nil otherwise.
+	native *nativeWindows
 }
 
 var _ platform.Desktop = (*Desktop)(nil)
@@ -87,10 +90,19 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 		w, err := wayland.Dial(ctx, wc)
 		if err != nil && (cfg.GNOME || cfg.Toplevels) && cfg.Display != "" {
 			// Without mcec's extension GNOME Shell drives nothing, nor does a compositor without
-			// wlr-foreign-toplevel: XWayland's X11 programs it is.
-			cfg.Logger.Warn("the compositor lists no windows to mcec: attached to XWayland, where only X11 programs are seen", "err", err)
+			// wlr-foreign-toplevel: XWayland's X11 programs it is, and the native programs'
+			// windows as the accessibility bus shows them, without places (native.go).
+			cfg.Logger.Warn("the compositor lists no windows to mcec: attached to XWayland for X11 programs; "+
+				"native Wayland windows come from the accessibility bus, without places (semantic actions only)", "err", err)
+			gnome := cfg.GNOME
 			cfg.Wayland, cfg.GNOME, cfg.Toplevels = "", false, false
-			return Open(ctx, cfg)
+			d, err := Open(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			d.native = &nativeWindows{gnome: gnome}
+			d.a11yOpts.Window = d.Window // native windows' handles are not X windows
+			return d, nil
 		}
 		if err != nil {
 			return nil, err
@@ -137,12 +149,15 @@ func (d *Desktop) Windows(ctx context.Context) ([]platform.Window, error) {
 	if err == nil && d.cfg.Toplevels {
 		d.owners.fill(ctx, ws, d.frames)
 	}
+	if err == nil && d.native != nil {
+		ws = append(ws, d.native.list(ctx, ws, d.frames)...)
+	}
 	return ws, err
 }
 
 // Window implements platform.Desktop.
 func (d *Desktop) Window(ctx context.Context, handle uint32) (platform.Window, error) {
-	if !d.cfg.Toplevels {
+	if !d.cfg.Toplevels && (d.native == nil || !isNative(handle)) {
 		return d.x.Window(ctx, handle)
 	}
 	// The owner of a window is found among all of them (owners.go).
@@ -172,6 +187,9 @@ func (d *Desktop) CaptureRect(ctx context.Context, r platform.Rect) (*image.RGBA
 
 // CaptureWindow implements platform.Desktop.
 func (d *Desktop) CaptureWindow(ctx context.Context, handle uint32) (platform.WindowCapture, error) {
+	if d.native != nil && isNative(handle) {
+		return platform.WindowCapture{}, d.native.unplacedErr("capture", handle)
+	}
 	return d.x.CaptureWindow(ctx, handle)
 }
 
@@ -189,6 +207,14 @@ func (d *Desktop) PrimeTrees(ctx context.Context) context.Context {
 
 // Tree implements platform.Desktop: the AT-SPI application is found by the window's pid.
 func (d *Desktop) Tree(ctx context.Context, w platform.Window, limits platform.TreeLimits) (platform.Tree, error) {
+	t, err := d.tree(ctx, w, limits)
+	if err == nil && d.native != nil && (isNative(w.Handle) || d.unplaced(ctx, w.ProcessID)) {
+		stripBounds(t.Root)
+	}
+	return t, err
+}
+
+func (d *Desktop) tree(ctx context.Context, w platform.Window, limits platform.TreeLimits) (platform.Tree, error) {
 	if w.ProcessID == 0 && d.cfg.Toplevels {
 		return platform.Tree{}, fmt.Errorf("%w: the compositor does not say which process owns window %d %q, and no one application on the accessibility bus "+
 			"has frames of that title for it alone (a program without accessibility, another window of the same title, or one not registered yet); "+
@@ -261,12 +287,35 @@ func (d *Desktop) windowsOf(ctx context.Context, pid int) ([]platform.Window, er
 
 // Element implements platform.Desktop.
 func (d *Desktop) Element(ctx context.Context, ref string) (platform.Element, error) {
-	return withA11y(ctx, d, func(a *atspi.Client) (platform.Element, error) { return a.Element(ctx, ref) })
+	el, err := withA11y(ctx, d, func(a *atspi.Client) (platform.Element, error) { return a.Element(ctx, ref) })
+	if err == nil && d.unplaced(ctx, el.PID) {
+		el.Node.Bounds = nil
+	}
+	return el, err
 }
 
 // Subtree implements platform.Desktop.
 func (d *Desktop) Subtree(ctx context.Context, ref string, limits platform.TreeLimits) (platform.Tree, error) {
-	return withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Subtree(ctx, ref, limits) })
+	t, err := withA11y(ctx, d, func(a *atspi.Client) (platform.Tree, error) { return a.Subtree(ctx, ref, limits) })
+	if err == nil && d.native != nil {
+		if pid, perr := withA11y(ctx, d, func(a *atspi.Client) (int, error) { return a.PIDOf(ctx, ref) }); perr != nil || d.unplaced(ctx, pid) {
+			stripBounds(t.Root)
+		}
+	}
+	return t, err
+}
+
+// unplaced reports whether pid's windows are native ones (native.go): its objects' bounds are
+// whatever its toolkit reports on Wayland, never a place on screen.
+func (d *Desktop) unplaced(ctx context.Context, pid int) bool {
+	if d.native == nil {
+		return false
+	}
+	ws, err := d.x.Windows(ctx)
+	if err != nil {
+		return true
+	}
+	return !slices.ContainsFunc(ws, func(w platform.Window) bool { return w.ProcessID == pid })
 }
 
 // WatchTree implements platform.Desktop.
@@ -281,7 +330,11 @@ func (d *Desktop) Act(ctx context.Context, ref string, action platform.ElementAc
 
 // Focused implements platform.Desktop.
 func (d *Desktop) Focused(ctx context.Context, pid int) (platform.Element, error) {
-	return withA11y(ctx, d, func(a *atspi.Client) (platform.Element, error) { return a.Focused(ctx, pid) })
+	el, err := withA11y(ctx, d, func(a *atspi.Client) (platform.Element, error) { return a.Focused(ctx, pid) })
+	if err == nil && d.unplaced(ctx, pid) {
+		el.Node.Bounds = nil
+	}
+	return el, err
 }
 
 // withA11y runs f on the a11y connection, connecting first if needed, and drops the connection
@@ -301,7 +354,11 @@ func withA11y[T any](ctx context.Context, d *Desktop, f func(*atspi.Client) (T, 
 
 // WatchWindows implements platform.Desktop.
 func (d *Desktop) WatchWindows(ctx context.Context) (<-chan struct{}, error) {
-	return d.x.WatchWindows(ctx)
+	ch, err := d.x.WatchWindows(ctx)
+	if err != nil || d.native == nil {
+		return ch, err
+	}
+	return d.native.watch(ctx, ch), nil
 }
 
 // Input implements platform.Desktop.
@@ -309,6 +366,9 @@ func (d *Desktop) Input() platform.Input { return d.x.Input() }
 
 // WindowOp implements platform.Desktop.
 func (d *Desktop) WindowOp(ctx context.Context, handle uint32, op platform.WindowOp) error {
+	if d.native != nil && isNative(handle) {
+		return d.native.unplacedErr(string(op.Kind), handle)
+	}
 	return d.x.WindowOp(ctx, handle, op)
 }
 
@@ -322,7 +382,11 @@ func (d *Desktop) ClipboardSet(ctx context.Context, text string) error {
 
 // WindowManager implements platform.Desktop.
 func (d *Desktop) WindowManager(ctx context.Context) (string, error) {
-	return d.x.WindowManagerName(ctx)
+	name, err := d.x.WindowManagerName(ctx)
+	if err == nil && d.native != nil {
+		name += " (on XWayland; native Wayland windows from the accessibility bus)"
+	}
+	return name, err
 }
 
 // Apps implements platform.Desktop.
