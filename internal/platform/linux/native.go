@@ -31,6 +31,12 @@ type nativeWindows struct {
 	handles map[string]uint32    // the frame's ref → handle
 	seen    map[string]time.Time // the frame's ref → when it was first seen without an X11 window
 	next    uint32
+
+	// The last read of the bus, reused for a while: every tool call lists the windows, and a
+	// hung application makes each read cost nativeSearch.
+	frames   []atspi.Frame
+	framesAt time.Time
+	partial  bool // the last read ran out of time
 }
 
 const nativeHandleBase = 0xE000_0000
@@ -43,6 +49,13 @@ func isNative(handle uint32) bool { return handle >= nativeHandleBase }
 // is managed, and was listed as native for that moment.
 const nativeSettle = 300 * time.Millisecond
 
+// How long a read of the bus's frames is reused: briefly, or longer after one that ran out of
+// time (an application hangs).
+const (
+	nativeReuse     = 200 * time.Millisecond
+	nativeReuseSlow = 2 * time.Second
+)
+
 // nativeSearch bounds one read of the accessibility bus's frames (a hung application costs no
 // more; a frame not read is a window not listed this time).
 const nativeSearch = 500 * time.Millisecond
@@ -54,9 +67,7 @@ var nativeRoles = map[string]string{"frame": "normal", "window": "normal", "dial
 // list returns the native windows beside the X11 windows x11, in the order the bus lists them,
 // the active one last.
 func (n *nativeWindows) list(ctx context.Context, x11 []platform.Window, frames func(context.Context) ([]atspi.Frame, error)) []platform.Window {
-	fctx, cancel := context.WithTimeout(ctx, sysload.Scale(nativeSearch))
-	fs, _ := frames(fctx) // partial on a timeout
-	cancel()
+	fs := n.read(ctx, frames)
 	hasX11 := map[int]bool{}
 	for _, w := range x11 {
 		if w.ProcessID > 0 {
@@ -110,6 +121,32 @@ func (n *nativeWindows) list(ctx context.Context, x11 []platform.Window, frames 
 		return -1
 	})
 	return out
+}
+
+// read returns the bus's frames, read again once the last read is too old.
+func (n *nativeWindows) read(ctx context.Context, frames func(context.Context) ([]atspi.Frame, error)) []atspi.Frame {
+	n.mu.Lock()
+	reuse := nativeReuse
+	if n.partial {
+		reuse = nativeReuseSlow
+	}
+	if !n.framesAt.IsZero() && time.Since(n.framesAt) < reuse {
+		fs := n.frames
+		n.mu.Unlock()
+		return fs
+	}
+	n.mu.Unlock()
+	fctx, cancel := context.WithTimeout(ctx, sysload.Scale(nativeSearch))
+	fs, err := frames(fctx) // partial on a timeout
+	partial := fctx.Err() != nil && ctx.Err() == nil
+	cancel()
+	if err != nil && !partial {
+		return fs // the bus failed: nothing to keep
+	}
+	n.mu.Lock()
+	n.frames, n.framesAt, n.partial = fs, time.Now(), partial
+	n.mu.Unlock()
+	return fs
 }
 
 // unplacedErr is the failure of what a native window's unknown place makes impossible.
