@@ -142,8 +142,9 @@ func (c *Client) appsOf(ctx context.Context, pid int) ([]objRef, error) {
 	return out, nil
 }
 
-// Frame is one top-level object of an application, as a window's owner is found by it where
-// the display server does not say (a wlroots compositor without sway's IPC).
+// Frame is one top-level object of an application: where the display server does not say which
+// process owns a window (a wlroots compositor without sway's IPC) it is found by its frame, and
+// where it lists no windows at all (GNOME Shell without mcec's extension) frames stand for them.
 type Frame struct {
 	PID  int
 	Name string
@@ -155,9 +156,10 @@ type Frame struct {
 }
 
 // Frames lists the top-level objects of every registered application with their names, but
-// not those already defunct (a window closing). An application that does not answer, or whose pid the bus does not
-// know, is left out: it cannot own a window mcec finds this way. When ctx ends first, what was
-// read is returned with ctx's error: a hung application costs the caller's deadline only.
+// not those already defunct (a window closing). An application that does not answer, or whose
+// pid the bus does not know, is left out: it cannot own a window mcec finds this way. When ctx
+// ends first, what was read is returned with ctx's error: a hung application costs the caller's
+// deadline only.
 func (c *Client) Frames(ctx context.Context) ([]Frame, error) {
 	refs, err := c.registered(ctx)
 	if err != nil {

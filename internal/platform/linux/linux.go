@@ -168,7 +168,7 @@ func (d *Desktop) Window(ctx context.Context, handle uint32) (platform.Window, e
 	return platform.FindWindow(ws, handle)
 }
 
-// frames lists the accessibility bus's frames, for owners.
+// frames lists the accessibility bus's frames, for owners and native windows.
 func (d *Desktop) frames(ctx context.Context) ([]atspi.Frame, error) {
 	a, err := d.atspi(ctx)
 	if err != nil {
