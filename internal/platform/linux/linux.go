@@ -150,6 +150,9 @@ func (d *Desktop) Windows(ctx context.Context) ([]platform.Window, error) {
 		d.owners.fill(ctx, ws, d.frames)
 	}
 	if err == nil && d.native != nil {
+		for i := range ws {
+			ws[i].Server = platform.ServerXWayland // a Wayland session's X11 programs
+		}
 		ws = append(ws, d.native.list(ctx, ws, d.frames)...)
 	}
 	return ws, err
@@ -157,10 +160,17 @@ func (d *Desktop) Windows(ctx context.Context) ([]platform.Window, error) {
 
 // Window implements platform.Desktop.
 func (d *Desktop) Window(ctx context.Context, handle uint32) (platform.Window, error) {
-	if !d.cfg.Toplevels && (d.native == nil || !isNative(handle)) {
+	switch {
+	case d.native != nil && !isNative(handle):
+		w, err := d.x.Window(ctx, handle)
+		if err == nil {
+			w.Server = platform.ServerXWayland
+		}
+		return w, err
+	case !d.cfg.Toplevels && d.native == nil:
 		return d.x.Window(ctx, handle)
 	}
-	// The owner of a window is found among all of them (owners.go).
+	// The owner of a window is found among all of them (owners.go), as is a native window.
 	ws, err := d.Windows(ctx)
 	if err != nil {
 		return platform.Window{}, err

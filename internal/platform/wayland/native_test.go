@@ -69,7 +69,7 @@ func TestNativeWindowsFromTheBus(t *testing.T) {
 		})
 		return win
 	}
-	nw, xw := window(native, platform.ServerWayland), window(x11, "")
+	nw, xw := window(native, platform.ServerWayland), window(x11, platform.ServerXWayland)
 	if nw.Server != platform.ServerWayland || !nw.Bounds.Empty() {
 		t.Errorf("the native window %+v: want served by wayland, without bounds", nw)
 	}
