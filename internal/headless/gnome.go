@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/mcec/mcec/internal/gnomeext"
@@ -14,7 +15,9 @@ import (
 // The GNOME desktop is gnome-shell 43 as a headless Wayland compositor, with mcec's extension
 // (internal/gnomeext) installed and enabled in its private data directory and allowed for this
 // executable: a private stand-in for a user's GNOME session, so that the extension and mcec's
-// GNOME adapter are tested as they are used.
+// GNOME adapter are tested as they are used. For tests of GNOME as mcec finds it without the
+// extension (every GNOME 45 and later), Options.NoShellExtension leaves it out and
+// Options.XWayland starts mutter's own Xwayland, which admits the desktop's user (xauth.go).
 //
 // gnome-shell wants a system bus with logind and UPower on it; without logind it must not find
 // systemd's runtime directory either (shared/spec/wayland-notes.md, "gnome-shell 43.9"). It gets
@@ -52,14 +55,10 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 		return &StartError{Step: StepCompositor, Err: err}
 	}
 	data := d.DataHome()
-	dir, err := gnomeext.Install(data, self)
-	if err != nil {
-		return &StartError{Step: StepCompositor, Err: fmt.Errorf("install mcec's GNOME Shell extension: %w", err)}
-	}
-	// mcec's own desktop: the extension hides the Overview and focuses new windows, as
-	// openbox and mcec's sway do.
-	if err := os.WriteFile(filepath.Join(dir, "private-desktop"), nil, 0o644); err != nil {
-		return &StartError{Step: StepCompositor, Err: err}
+	if !opts.NoShellExtension {
+		if err := installExtension(data, self); err != nil {
+			return &StartError{Step: StepCompositor, Err: err}
+		}
 	}
 	config := d.ConfigHome()
 	settings := filepath.Join(config, "glib-2.0", "settings")
@@ -68,8 +67,12 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	}
 	// No key repeat: Wayland clients repeat a held key themselves, and a release delayed on a
 	// loaded machine would type the key again (platformtest.HeldKeyTypesOnce).
-	keyfile := fmt.Sprintf("[org/gnome/shell]\nenabled-extensions=['%s']\ndisable-user-extensions=false\n\n"+
-		"[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n", gnomeext.UUID)
+	enabled, owner := "'"+gnomeext.UUID+"'", "org.mcec.Shell"
+	if opts.NoShellExtension {
+		enabled, owner = "", "org.gnome.Shell"
+	}
+	keyfile := fmt.Sprintf("[org/gnome/shell]\nenabled-extensions=[%s]\ndisable-user-extensions=false\n\n"+
+		"[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n", enabled)
 	if err := os.WriteFile(filepath.Join(settings, "keyfile"), []byte(keyfile), 0o600); err != nil {
 		return &StartError{Step: StepCompositor, Err: err}
 	}
@@ -82,7 +85,47 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	if os.Geteuid() != 0 {
 		argv = append(argv, "--map-root-user")
 	}
-	argv = append(argv, "sh", "-c", gnomeShellScript, "sh", shell, "--headless", "--wayland", "--no-x11",
+	argv = append(argv, "sh", "-c", gnomeShellScript, "sh", shell, "--headless", "--wayland",
 		"--virtual-monitor", strconv.Itoa(opts.Width)+"x"+strconv.Itoa(opts.Height), "--wayland-display", socket)
-	return d.startBusCompositor(ctx, "gnome-shell", argv, env, socket, "org.mcec.Shell")
+	if !opts.XWayland {
+		argv = append(argv, "--no-x11")
+	}
+	if err := d.startBusCompositor(ctx, "gnome-shell", argv, env, socket, owner); err != nil {
+		return err
+	}
+	if !opts.XWayland {
+		return nil
+	}
+	// mutter starts Xwayland with the Shell (not on the first X client, unless the session says
+	// so): its display is found as sway's is, and it lets the desktop's user in without its
+	// cookie, as Xvfb does (xauth.go).
+	var auth string
+	err = poll(ctx, pollEvery, func() (bool, error) {
+		if d.compositor.exited() {
+			return false, d.compositor.exitError()
+		}
+		d.xwaylandDisplay, auth = xwaylandOf(d.dir)
+		return d.xwaylandDisplay != "" && answers(filepath.Join("/tmp/.X11-unix", "X"+strings.TrimPrefix(d.xwaylandDisplay, ":"))), nil
+	})
+	if err == nil && auth != "" {
+		err = allowOwnUser(ctx, d.xwaylandDisplay, auth)
+	}
+	if err == nil {
+		err = registerX(ctx, d.xwaylandDisplay)
+	}
+	if err != nil {
+		return d.fail(ctx, StepCompositor, d.compositor, fmt.Errorf("waiting for gnome-shell's Xwayland: %w", err))
+	}
+	return nil
+}
+
+// installExtension installs mcec's extension in the desktop's data directory, allowed for
+// executable self, and marks the desktop as mcec's own: the extension then hides the Overview
+// and focuses new windows, as openbox and mcec's sway do.
+func installExtension(data, self string) error {
+	dir, err := gnomeext.Install(data, self)
+	if err != nil {
+		return fmt.Errorf("install mcec's GNOME Shell extension: %w", err)
+	}
+	return os.WriteFile(filepath.Join(dir, "private-desktop"), nil, 0o644)
 }

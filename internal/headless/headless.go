@@ -66,9 +66,13 @@ type Options struct {
 	Kind                 Kind
 	Width, Height, Depth int  // default 1280, 800, 24
 	NoWindowManager      bool // skip openbox
-	// XWayland starts Xwayland on a Wayland (sway) desktop: programs that speak only X11 run
-	// there (DISPLAY is set in the desktop's environment), while toolkits still pick Wayland.
+	// XWayland starts Xwayland on a Wayland (sway or GNOME) desktop: programs that speak only
+	// X11 run there (DISPLAY is set in the desktop's environment), while toolkits still pick
+	// Wayland.
 	XWayland bool
+	// NoShellExtension starts a GNOME desktop without mcec's extension, as every GNOME 45 and
+	// later is to mcec: the compositor lists no windows to any program.
+	NoShellExtension bool
 	// KWinChecks keeps KWin's permission checks on a KWin desktop, as in a user's Plasma
 	// session: ScreenShot2 and fake input only for clients a desktop file allows.
 	KWinChecks bool
@@ -297,7 +301,7 @@ func (d *Desktop) startGNOMEDesktop(ctx context.Context, opts Options, step func
 	if err := d.startGNOME(ctx, opts); err != nil {
 		return err
 	}
-	d.env = waylandEnv(os.Environ(), "GNOME", d.waylandSocket, "", "", d.busAddr, d.dir)
+	d.env = waylandEnv(os.Environ(), "GNOME", d.waylandSocket, "", d.xwaylandDisplay, d.busAddr, d.dir)
 	return nil
 }
 

@@ -112,6 +112,9 @@ func (d *Desktop) startSway(ctx context.Context, opts Options) error {
 		d.xwaylandDisplay = xwaylandDisplayOf(d.dir)
 		return d.xwaylandDisplay != "" && answers(filepath.Join("/tmp/.X11-unix", "X"+strings.TrimPrefix(d.xwaylandDisplay, ":"))), nil
 	})
+	if err == nil {
+		err = registerX(ctx, d.xwaylandDisplay)
+	}
 	if err != nil {
 		return d.fail(ctx, StepCompositor, c, fmt.Errorf("waiting for sway's Xwayland: %w", err))
 	}
@@ -123,9 +126,15 @@ func (d *Desktop) startSway(ctx context.Context, opts Options) error {
 // runtime directory in its environment, not as the compositor's child. Its first argument is
 // the display.
 func xwaylandDisplayOf(runtimeDir string) string {
+	display, _ := xwaylandOf(runtimeDir)
+	return display
+}
+
+// xwaylandOf is xwaylandDisplayOf, and the authority file the server was given ("" for none).
+func xwaylandOf(runtimeDir string) (display, auth string) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	for _, e := range ents {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
@@ -141,10 +150,13 @@ func xwaylandDisplayOf(runtimeDir string) string {
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
 		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), "XDG_RUNTIME_DIR="+runtimeDir) {
-			return args[1]
+			if i := slices.Index(args, "-auth"); i > 0 && i+1 < len(args) {
+				auth = args[i+1]
+			}
+			return args[1], auth
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // findSwaySockets looks for the compositor's sockets in the private runtime directory: the

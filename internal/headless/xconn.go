@@ -48,6 +48,17 @@ func dialX(ctx context.Context, display string) (*xconn, error) {
 	return x, nil
 }
 
+// registerX connects to a compositor's fresh Xwayland once, for dialX's registration of the
+// extension decoders, and closes the connection again.
+func registerX(ctx context.Context, display string) error {
+	x, err := dialX(ctx, display)
+	if err != nil {
+		return err
+	}
+	x.close(time.Second)
+	return nil
+}
+
 // drain discards events and async errors: xgb stops reading replies once
 // its event buffer is full, and the selection owner receives events nobody
 // asked for (SelectionClear, SelectionRequest).

@@ -139,12 +139,6 @@ func (c *Conn) setup(ctx context.Context) error {
 		// X-Resource defines no events or errors, so registering it touches none of xgb's
 		// process-wide decoder maps and it needs no place in xgbext's list.
 		xresQ := xproto.QueryExtension(c.xc, uint16(len(xresName)), xresName)
-		// One mask for the root, as a later ChangeWindowAttributes would replace it: ConfigureNotify
-		// tells when RandR resizes the screen (ScreenBounds); property changes (client list, active
-		// window) and the mapping of top-level windows wake WatchWindows and window operations,
-		// and the substructure mask also brings the _NET_WM_PING replies clients send to the root.
-		xproto.ChangeWindowAttributes(c.xc, c.scr.root, xproto.CwEventMask,
-			[]uint32{rootEventMask})
 		if err := ac.read(&c.atoms); err != nil {
 			return err
 		}
@@ -158,6 +152,14 @@ func (c *Conn) setup(ctx context.Context) error {
 			xgbext.Register(c.xc, xresName, r.MajorOpcode, r.FirstEvent, r.FirstError)
 			present[xresName] = true
 		}
+		// One mask for the root, as a later ChangeWindowAttributes would replace it: ConfigureNotify
+		// tells when RandR resizes the screen (ScreenBounds); property changes (client list, active
+		// window) and the mapping of top-level windows wake WatchWindows and window operations,
+		// and the substructure mask also brings the _NET_WM_PING replies clients send to the root.
+		// Selected only now: the first connection of a process may have just written xgb's
+		// decoder maps (xgbext.Register), which the reader reads for every event.
+		xproto.ChangeWindowAttributes(c.xc, c.scr.root, xproto.CwEventMask,
+			[]uint32{rootEventMask})
 		// Version negotiation is mandatory for Composite, DAMAGE, XFixes and RandR: the server
 		// refuses their requests from a client that has not announced a version.
 		var (
