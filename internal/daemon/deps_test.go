@@ -122,6 +122,8 @@ var rules = map[string]rule{
 	"internal/gnomeext":              {bans: everything},
 	// The Wayland client side (wire protocol, protocol tables, compositor IPC) knows nothing of mcec.
 	"internal/wayland": {only: []string{"internal/wayland/wire"}},
+	// The desktop portal's client knows nothing of mcec either.
+	"internal/portal": {bans: everything},
 	// Test fixtures, test suites and developer tooling: anything may be below them, and the
 	// product may not depend on them (fixtures below).
 	"internal/testdesk":  {},

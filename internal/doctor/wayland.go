@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/portal"
 	"github.com/mcec/mcec/internal/wayland/gnome"
 	"github.com/mcec/mcec/internal/wayland/kwin"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
@@ -193,7 +194,8 @@ func runGNOME(ctx context.Context, t Target, add func(Check)) {
 	if err != nil {
 		add(Check{Name: "compositor", Status: Fail, Detail: "GNOME Shell: " + err.Error() +
 			"; without the extension mcec drives XWayland's X11 programs, and native Wayland windows only through their accessibility " +
-			"(no places, pixels, input or window operations)", Fix: gnomeSetup})
+			"(no places, pixels, pointer or window operations)", Fix: gnomeSetup})
+		add(remoteDesktopPortal(ctx, bus))
 		return
 	}
 	defer g.Close()
@@ -210,6 +212,20 @@ func runGNOME(ctx context.Context, t Target, add func(Check)) {
 	add(a11yStatus(ctx, t.DBusAddress, t.Private))
 	add(apps(ctx, t.DBusAddress))
 	add(windowTrees(ctx, linux.Config{Wayland: t.Wayland, GNOME: true, DBusAddress: t.DBusAddress}))
+}
+
+// remoteDesktopPortal checks the RemoteDesktop portal, through which keys reach native Wayland
+// windows where the compositor offers mcec nothing else (GNOME without the extension).
+func remoteDesktopPortal(ctx context.Context, bus string) Check {
+	pctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	v, err := portal.Probe(pctx, bus)
+	if err != nil {
+		return Check{Name: "remote-desktop-portal", Status: Warn, Detail: "keys cannot reach native Wayland windows: " + err.Error(),
+			Fix: "install xdg-desktop-portal and the desktop's backend (GNOME: xdg-desktop-portal-gnome), or " + gnomeSetup}
+	}
+	return Check{Name: "remote-desktop-portal", Status: OK, Detail: fmt.Sprintf("RemoteDesktop portal v%d: keys reach the active native "+
+		"Wayland window once the user allows remote interaction in the portal's dialog (asked at the first keys for it, once per mcec run)", v)}
 }
 
 // protocols lists the globals the compositor offers against those mcec uses there.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcec/mcec/internal/doctor"
 	"github.com/mcec/mcec/internal/headless"
-	"github.com/mcec/mcec/internal/testdesk"
 )
 
 // TestKWin: on KWin with its permission checks on (a user's Plasma session before `mcec setup
@@ -45,8 +44,8 @@ func TestKWin(t *testing.T) {
 }
 
 // TestGNOME: on GNOME Shell with mcec's extension serving this executable, doctor names the
-// Shell and its version; on a session bus without the extension (the test desktop's), it fails
-// the compositor check with the setup command as the fix.
+// Shell and its version; on GNOME without the extension, it fails the compositor check with the
+// setup command as the fix, and finds the RemoteDesktop portal that takes keys there.
 func TestGNOME(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -62,9 +61,17 @@ func TestGNOME(t *testing.T) {
 	if r.Failed() {
 		t.Errorf("GNOME with the extension failed: %+v", r.Checks)
 	}
-	r = doctor.Run(ctx, doctor.Target{Wayland: desk.WaylandSocket(), GNOME: true, DBusAddress: testdesk.Desktop().DBusAddress()})
+	plain, err := headless.Start(ctx, headless.Options{Kind: headless.GNOME, NoShellExtension: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Stop()
+	r = doctor.Run(ctx, doctor.Target{Wayland: plain.WaylandSocket(), GNOME: true, DBusAddress: plain.DBusAddress()})
 	if c := statuses(r)["compositor"]; c.Status != doctor.Fail || !strings.Contains(c.Fix, "mcec setup gnome") {
 		t.Errorf("GNOME without the extension: compositor %+v", c)
+	}
+	if c := statuses(r)["remote-desktop-portal"]; c.Status != doctor.OK || !strings.Contains(c.Detail, "RemoteDesktop portal v") {
+		t.Errorf("GNOME without the extension: remote-desktop-portal %+v", c)
 	}
 }
 

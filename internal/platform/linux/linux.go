@@ -21,6 +21,7 @@ import (
 	"github.com/mcec/mcec/internal/platform/atspi"
 	"github.com/mcec/mcec/internal/platform/wayland"
 	"github.com/mcec/mcec/internal/platform/x11"
+	"github.com/mcec/mcec/internal/wayland/wire"
 )
 
 // Config says which desktop to attach to.
@@ -68,6 +69,8 @@ type Desktop struct {
 	// native lists native Wayland windows from the accessibility bus when the compositor lists
 	// none to mcec and mcec is attached to its XWayland display (native.go); nil otherwise.
 	native *nativeWindows
+	// portal sends keys to the active native window (portalkeys.go); set with native.
+	portal *portalKeys
 }
 
 var _ platform.Desktop = (*Desktop)(nil)
@@ -93,14 +96,16 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 			// wlr-foreign-toplevel: XWayland's X11 programs it is, and the native programs'
 			// windows as the accessibility bus shows them, without places (native.go).
 			cfg.Logger.Warn("the compositor lists no windows to mcec: attached to XWayland for X11 programs; "+
-				"native Wayland windows come from the accessibility bus, without places (semantic actions only)", "err", err)
-			gnome := cfg.GNOME
+				"native Wayland windows come from the accessibility bus, without places (semantic actions, and keys through "+
+				"the desktop's RemoteDesktop portal once the user allows them)", "err", err)
+			gnome, compositor := cfg.GNOME, compositorPID(ctx, cfg.Wayland)
 			cfg.Wayland, cfg.GNOME, cfg.Toplevels = "", false, false
 			d, err := Open(ctx, cfg)
 			if err != nil {
 				return nil, err
 			}
-			d.native = &nativeWindows{gnome: gnome}
+			d.native = &nativeWindows{gnome: gnome, compositor: compositor}
+			d.portal = &portalKeys{bus: bus}
 			d.a11yOpts.Window = d.Window // native windows' handles are not X windows
 			return d, nil
 		}
@@ -116,6 +121,18 @@ func Open(ctx context.Context, cfg Config) (*Desktop, error) {
 		return nil, err
 	}
 	return &Desktop{cfg: cfg, x: x, a11yOpts: atspi.Options{Window: x.Window, Popups: x.Popups}}, nil
+}
+
+// compositorPID is the pid of the compositor listening on the Wayland socket, 0 when it cannot
+// be told.
+func compositorPID(ctx context.Context, socket string) int {
+	c, err := wire.Dial(ctx, socket)
+	if err != nil {
+		return 0
+	}
+	defer c.Close()
+	pid, _ := c.PeerPID()
+	return pid
 }
 
 func (d *Desktop) atspi(ctx context.Context) (*atspi.Client, error) {
@@ -192,7 +209,11 @@ func (d *Desktop) Displays(ctx context.Context) (platform.Displays, error) { ret
 
 // CaptureRect implements platform.Desktop.
 func (d *Desktop) CaptureRect(ctx context.Context, r platform.Rect) (*image.RGBA, error) {
-	return d.x.CaptureRect(ctx, r)
+	img, err := d.x.CaptureRect(ctx, r)
+	if err != nil && d.native != nil && ctx.Err() == nil {
+		return nil, d.native.screenErr(err)
+	}
+	return img, err
 }
 
 // CaptureWindow implements platform.Desktop.
@@ -372,7 +393,12 @@ func (d *Desktop) WatchWindows(ctx context.Context) (<-chan struct{}, error) {
 }
 
 // Input implements platform.Desktop.
-func (d *Desktop) Input() platform.Input { return d.x.Input() }
+func (d *Desktop) Input() platform.Input {
+	if d.portal != nil {
+		return nativeInput{Input: d.x.Input(), d: d, keys: d.portal}
+	}
+	return d.x.Input()
+}
 
 // WindowOp implements platform.Desktop.
 func (d *Desktop) WindowOp(ctx context.Context, handle uint32, op platform.WindowOp) error {
@@ -434,6 +460,9 @@ func (d *Desktop) Close() error {
 	var errs []error
 	if a != nil {
 		errs = append(errs, a.Close())
+	}
+	if d.portal != nil {
+		errs = append(errs, d.portal.close())
 	}
 	errs = append(errs, d.x.Close())
 	return errors.Join(errs...)

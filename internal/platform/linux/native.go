@@ -18,14 +18,18 @@ import (
 // later, for which the extension is not written), with mcec attached to its XWayland display
 // for the X11 programs. A native window is an application's showing top-level object (a frame,
 // a dialog) whose process has no X11 window. Nothing tells where it is: it and its objects get
-// no bounds, and window operations, window capture and input aimed at it fail
+// no bounds, and window operations, window capture and pointer input aimed at it fail
 // ErrCompositorUnsupported naming the extension. What works is what needs no place: trees,
-// and semantic actions (invoke, toggle, setvalue, select, setfocus).
+// semantic actions (invoke, toggle, setvalue, select, setfocus), and keys while it is the
+// active window, through the desktop's RemoteDesktop portal (portalkeys.go).
 //
 // A native window's handle is mcec's own number, from nativeHandleBase up (an X11 window id
 // never has its top three bits set), given per accessible object and never reused.
 type nativeWindows struct {
 	gnome bool // the compositor is GNOME Shell (its errors name mcec's extension)
+	// compositor is the compositor's pid (0 when unknown): GNOME Shell's own objects (its
+	// stage, the Overview) are on the bus as a window, and are none of the programs' windows.
+	compositor int
 
 	mu      sync.Mutex
 	handles map[string]uint32    // the frame's ref → handle
@@ -84,7 +88,7 @@ func (n *nativeWindows) list(ctx context.Context, x11 []platform.Window, frames 
 	live := map[string]bool{}
 	for _, f := range fs {
 		kind, ok := nativeRoles[f.Role]
-		if !ok || f.PID <= 0 || hasX11[f.PID] {
+		if !ok || f.PID <= 0 || hasX11[f.PID] || f.PID == n.compositor {
 			continue
 		}
 		live[f.Ref] = true // a hidden window keeps its handle for when it shows again
@@ -156,8 +160,20 @@ func (n *nativeWindows) unplacedErr(what string, handle uint32) error {
 		fix = "without mcec's Shell extension (`mcec setup gnome`, GNOME 42–44; docs/wayland.md)"
 	}
 	return fmt.Errorf("%w: %s window %d: the compositor tells no program where a native Wayland window is, nor lets one "+
-		"move, raise, capture or send input to it, %s; use invoke, toggle, setvalue, select and setfocus on its elements",
+		"move, raise, capture or point at it, %s; keys reach it while it is the active window (through the desktop's "+
+		"RemoteDesktop portal, once the user allows it); use invoke, toggle, setvalue, select and setfocus on its elements",
 		platform.ErrCompositorUnsupported, what, handle, fix)
+}
+
+// screenErr is the failure of a screen capture: a rootless Xwayland refuses to read its root
+// window (BadMatch on GNOME), and would show only its own programs if it did.
+func (n *nativeWindows) screenErr(err error) error {
+	fix := "this compositor lets no program read the screen"
+	if n.gnome {
+		fix = "GNOME Shell lets no program read the screen without mcec's Shell extension (`mcec setup gnome`, GNOME 42–44; docs/wayland.md)"
+	}
+	return fmt.Errorf("%w: %s, and XWayland's screen holds only its X11 programs (%v); capture an X11 program's window by its "+
+		"handle instead", platform.ErrCompositorUnsupported, fix, err)
 }
 
 // nativePoll is how often native windows are looked for changes: the bus's window events are

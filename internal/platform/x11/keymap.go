@@ -170,3 +170,14 @@ func (k *keymap) remapOp(code xproto.Keycode, sym uint32) inputOp {
 	orig := append([]xproto.Keysym(nil), k.symsOf(code)...)
 	return inputOp{detail: byte(code), remap: syms, orig: orig}
 }
+
+// OnKeyboard reports which keysyms a key of the current keymap gives with no modifier or with
+// Shift: what a program that sends keysyms to a Wayland compositor (the RemoteDesktop portal)
+// can type there, Xwayland's keymap being the compositor's.
+func (c *Conn) OnKeyboard(ctx context.Context) (func(sym uint32) bool, error) {
+	km, err := c.keymap(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return func(sym uint32) bool { _, ok := km.index[sym]; return ok }, nil
+}
