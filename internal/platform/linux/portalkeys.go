@@ -35,9 +35,17 @@ type portalKeys struct {
 
 	mu       sync.Mutex
 	s        *portal.Session
-	starting chan struct{} // closed when the start in progress ends
-	err      error         // why the last start failed: kept, the user is not asked again
-	held     []uint32      // keysyms down now, in press order
+	starting *portalStart // the start in progress
+	err      error        // why the session failed for good: kept, the user is not asked again
+	held     []uint32     // keysyms down now, in press order
+	closed   bool         // the desktop is closed: a start that ends now closes its session
+}
+
+// portalStart is one start of the session; s and err are set before done is closed.
+type portalStart struct {
+	done chan struct{}
+	s    *portal.Session
+	err  error
 }
 
 // consentLimit bounds how long the portal's dialog waits for the user; consentWait how long
@@ -75,40 +83,48 @@ func (k *portalKeys) session(ctx context.Context) (*portal.Session, error) {
 		return nil, err
 	}
 	if k.starting == nil {
-		k.starting = make(chan struct{})
+		k.starting = &portalStart{done: make(chan struct{})}
 		go k.start(k.starting)
 	}
-	starting := k.starting
+	st := k.starting
 	k.mu.Unlock()
 	wait, cancel := context.WithTimeout(ctx, sysload.Scale(consentWait))
 	defer cancel()
 	select {
-	case <-starting:
+	case <-st.done:
+		return st.s, st.err
 	case <-wait.Done():
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%w: keys for a native Wayland window go through the desktop's RemoteDesktop portal, and its dialog "+
-			"asking the user to allow remote interaction is still open: the user must allow it (GNOME: \"Allow remote interaction\" on, then Share); "+
-			"call again once they have", platform.ErrCompositorUnsupported)
+		return nil, fmt.Errorf("%w: keys for a native Wayland window go through the desktop's RemoteDesktop portal, which is "+
+			"waiting for the user to allow remote interaction in its dialog (or is still starting): the user must allow it "+
+			"(GNOME: \"Allow remote interaction\" on, then Share); call again once they have", platform.ErrCompositorUnsupported)
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.s, k.err
 }
 
 // start opens the session in the background: the user's answer may take longer than a call.
-func (k *portalKeys) start(done chan struct{}) {
+// A refusal, or a desktop without the portal, is kept; a dialog nobody answered within
+// consentLimit is not (the next keys ask again).
+func (k *portalKeys) start(st *portalStart) {
 	ctx, cancel := context.WithTimeout(context.Background(), consentLimit)
 	defer cancel()
 	s, err := portal.Start(ctx, k.bus, portal.Keyboard)
-	k.mu.Lock()
-	k.s, k.err, k.starting = s, err, nil
 	if err != nil {
-		k.err = portalErr(err)
+		err = portalErr(err)
+	}
+	k.mu.Lock()
+	if k.closed && s != nil {
+		s.Close()
+		s, err = nil, portalErr(portal.ErrClosed)
+	}
+	st.s, st.err = s, err
+	k.s, k.starting = s, nil
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		k.err = err
 	}
 	k.mu.Unlock()
-	close(done)
+	close(st.done)
 }
 
 // portalErr says what a failed start means for the agent.
@@ -128,7 +144,7 @@ func portalErr(err error) error {
 			"use invoke, setvalue and select on its elements", platform.ErrCompositorUnsupported, err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%w: keys cannot reach a native Wayland window: nobody answered the portal's dialog within %v; "+
-			"mcec asks again only when restarted", platform.ErrCompositorUnsupported, consentLimit)
+			"the next keys ask again (%w)", platform.ErrCompositorUnsupported, consentLimit, err)
 	}
 	return fmt.Errorf("%w: keys cannot reach a native Wayland window: the RemoteDesktop portal failed: %v", platform.ErrCompositorUnsupported, err)
 }
@@ -353,7 +369,7 @@ func (in nativeInput) Held(ctx context.Context) ([]string, error) {
 func (k *portalKeys) close() error {
 	k.mu.Lock()
 	s := k.s
-	k.s, k.err = nil, portal.ErrClosed
+	k.s, k.err, k.closed = nil, portalErr(portal.ErrClosed), true
 	k.mu.Unlock()
 	if s == nil {
 		return nil
