@@ -7,10 +7,12 @@ import (
 	"image"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/portal"
+	"github.com/mcec/mcec/internal/sysload"
 	"github.com/mcec/mcec/internal/wayland/gnome"
 	"github.com/mcec/mcec/internal/wayland/kwin"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
@@ -178,6 +180,9 @@ func runKWin(ctx context.Context, t Target, add func(Check)) {
 	add(windowTrees(ctx, linux.Config{Wayland: t.Wayland, KWin: true, DBusAddress: t.DBusAddress}))
 }
 
+// portalProbe bounds the look for the RemoteDesktop portal.
+const portalProbe = 15 * time.Second
+
 // gnomeSetup is what a GNOME user runs to let mcec in.
 const gnomeSetup = "run `mcec setup gnome` (it installs and enables mcec's GNOME Shell extension for this mcec; docs/wayland.md), then log out and back in"
 
@@ -217,14 +222,15 @@ func runGNOME(ctx context.Context, t Target, add func(Check)) {
 // remoteDesktopPortal checks the RemoteDesktop portal, through which keys reach native Wayland
 // windows where the compositor offers mcec nothing else (GNOME without the extension).
 func remoteDesktopPortal(ctx context.Context, bus string) Check {
-	pctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	// The first call activates xdg-desktop-portal and its backends: seconds, more when loaded.
+	pctx, cancel := context.WithTimeout(ctx, sysload.Scale(portalProbe))
 	defer cancel()
 	v, err := portal.Probe(pctx, bus)
 	if err != nil {
-		return Check{Name: "remote-desktop-portal", Status: Warn, Detail: "keys cannot reach native Wayland windows: " + err.Error(),
+		return Check{Name: "remote-desktop", Status: Warn, Detail: "keys cannot reach native Wayland windows: " + err.Error(),
 			Fix: "install xdg-desktop-portal and the desktop's backend (GNOME: xdg-desktop-portal-gnome), or " + gnomeSetup}
 	}
-	return Check{Name: "remote-desktop-portal", Status: OK, Detail: fmt.Sprintf("RemoteDesktop portal v%d: keys reach the active native "+
+	return Check{Name: "remote-desktop", Status: OK, Detail: fmt.Sprintf("RemoteDesktop portal v%d: keys reach the active native "+
 		"Wayland window once the user allows remote interaction in the portal's dialog (asked at the first keys for it, once per mcec run)", v)}
 }
 

@@ -70,8 +70,8 @@ func TestGNOME(t *testing.T) {
 	if c := statuses(r)["compositor"]; c.Status != doctor.Fail || !strings.Contains(c.Fix, "mcec setup gnome") {
 		t.Errorf("GNOME without the extension: compositor %+v", c)
 	}
-	if c := statuses(r)["remote-desktop-portal"]; c.Status != doctor.OK || !strings.Contains(c.Detail, "RemoteDesktop portal v") {
-		t.Errorf("GNOME without the extension: remote-desktop-portal %+v", c)
+	if c := statuses(r)["remote-desktop"]; c.Status != doctor.OK || !strings.Contains(c.Detail, "RemoteDesktop portal v") {
+		t.Errorf("GNOME without the extension: remote-desktop %+v", c)
 	}
 }
 
