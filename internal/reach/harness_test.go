@@ -183,6 +183,29 @@ func (n *node) first(pred func(*node) bool) *node {
 	return hit
 }
 
+// outline renders a small tree on one line, for failure messages: role "name" (children).
+func (n *node) outline() string {
+	if n == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %q", n.Role, n.Name)
+	if n.IsOffscreen {
+		b.WriteString(" offscreen")
+	}
+	if len(n.Children) > 0 {
+		b.WriteString(" (")
+		for i, c := range n.Children {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(c.outline())
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
 func (n *node) named(name string) *node {
 	return n.first(func(c *node) bool { return c.Name == name })
 }

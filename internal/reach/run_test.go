@@ -127,7 +127,7 @@ func (r *run) defaultQuery(mustReach ...string) *node {
 	case !strings.Contains(strings.ToLower(root.Name), strings.ToLower(title)):
 		r.rec(cTree, false, "root %s is not named like the window %q", root, r.win.Title)
 	case q.NodeCount < 5:
-		r.rec(cTree, false, "a skeleton tree: %d nodes (root %s) %s", q.NodeCount, root, describe(env))
+		r.rec(cTree, false, "a skeleton tree: %d nodes (root %s: %s) %s", q.NodeCount, root, root.outline(), describe(env))
 	default:
 		r.rec(cTree, true, "%d nodes in %d ms", q.NodeCount, took.Milliseconds())
 	}

@@ -99,6 +99,9 @@ const (
 	coordWindow uint32 = 1
 )
 
+// chromium reports Chromium's bridge (Electron's too).
+func (b bridge) chromium() bool { return strings.EqualFold(b.Toolkit, "chromium") }
+
 // coordType is the coordinate type to ask extents in: window coordinates where the bridge
 // answers those whatever is asked (asking GTK 4 for screen ones prints a warning per call).
 func (b bridge) coordType() uint32 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -90,16 +89,28 @@ type walker struct {
 // platform.ErrAppNotResponding within the call deadline; a pid with no registered
 // application, or an application without a frame, fails with platform.ErrNoAccessibleTree;
 // frames that the clues cannot tell apart fail with platform.ErrFrameAmbiguous.
+//
+// A Chromium frame caught while it rebuilds its tree is walked again, bounded (hollow.go).
 func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.TreeLimits) (platform.Tree, error) {
 	limits.MaxNodes = max(limits.MaxNodes, 1)
 	limits.MaxDepth = max(limits.MaxDepth, 0)
+	t, isHollow, err := c.treeOnce(ctx, win, limits)
+	if err != nil || !isHollow {
+		return t, err
+	}
+	return c.fillHollow(ctx, win, limits, t)
+}
+
+// treeOnce is one Tree: from the mirror or one walk. It also reports a Chromium frame with no
+// content in it (hollow.go).
+func (c *Client) treeOnce(ctx context.Context, win platform.Window, limits platform.TreeLimits) (platform.Tree, bool, error) {
 	start, calls := time.Now(), c.calls.Load()
 	key := keyOf(win, limits)
 	if !c.noMirror {
 		if t, ok := c.fromMirror(ctx, key); ok {
 			c.mirror.hits.Add(1)
 			c.log.Debug("atspi: tree from the mirror", "pid", win.ProcessID, "nodes", t.NodeCount, "total", time.Since(start))
-			return t, nil
+			return t, false, nil
 		}
 		c.mirror.misses.Add(1)
 	}
@@ -107,10 +118,10 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	pid := win.ProcessID
 	apps, err := c.appsOf(ctx, pid)
 	if err != nil {
-		return platform.Tree{}, err
+		return platform.Tree{}, false, err
 	}
 	if len(apps) == 0 {
-		return platform.Tree{}, &notRegistered{pid: pid}
+		return platform.Tree{}, false, &notRegistered{pid: pid}
 	}
 	var stamp mirrorStamp
 	var (
@@ -151,15 +162,15 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 	}
 	if len(cands) == 0 {
 		if firstErr != nil {
-			return platform.Tree{}, firstErr
+			return platform.Tree{}, false, firstErr
 		}
-		return platform.Tree{}, &notRegistered{pid: pid, frameless: true}
+		return platform.Tree{}, false, &notRegistered{pid: pid, frameless: true}
 	}
 	var others []platform.Window
 	if len(cands) > 1 && c.opts.WindowsOf != nil {
 		ws, err := c.opts.WindowsOf(ctx, pid)
 		if err != nil {
-			return platform.Tree{}, err
+			return platform.Tree{}, false, err
 		}
 		listed := false
 		for _, o := range ws {
@@ -170,27 +181,27 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 			}
 		}
 		if !listed && win.Handle != 0 {
-			return platform.Tree{}, closedWindow(win)
+			return platform.Tree{}, false, closedWindow(win)
 		}
 	} else if len(cands) == 1 && win.Handle != 0 && c.opts.Window != nil {
 		// The lone frame may be another window's of the process while the asked one has just
 		// closed (a dialog whose title holds the main window's): then there is no tree to give.
 		if _, err := c.opts.Window(ctx, win.Handle); errors.Is(err, platform.ErrWindowClosed) {
-			return platform.Tree{}, closedWindow(win)
+			return platform.Tree{}, false, closedWindow(win)
 		}
 	}
 	best, err := matchFrame(cands, win, others)
 	if err != nil {
-		return platform.Tree{}, err
+		return platform.Tree{}, false, err
 	}
 	if best == nil {
-		return platform.Tree{}, fmt.Errorf("%w: none of the %d frames of pid %d fits the window %q at %+v; use capture and pixel input instead",
+		return platform.Tree{}, false, fmt.Errorf("%w: none of the %d frames of pid %d fits the window %q at %+v; use capture and pixel input instead",
 			platform.ErrNoAccessibleTree, len(cands), pid, win.Title, win.Bounds)
 	}
 	bestW := walkers[best]
 	if bestW.bridge.relative {
 		if bestW.origin, err = c.windowOrigin(ctx, win, best, bestW.bridge); err != nil {
-			return platform.Tree{}, err
+			return platform.Tree{}, false, err
 		}
 		if o := bestW.origin; o != nil {
 			c.rememberFrame(best.ref, win, o.X-win.Bounds.X, o.Y-win.Bounds.Y, true)
@@ -204,7 +215,7 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		// LibreOffice: VCL's objects are drawn below the native menu bar (vcl.go).
 		s, serr := c.topShift(ctx, best.ref)
 		if serr != nil {
-			return platform.Tree{}, serr
+			return platform.Tree{}, false, serr
 		}
 		shiftTree(t.Root, s)
 	}
@@ -236,7 +247,7 @@ func (c *Client) Tree(ctx context.Context, win platform.Window, limits platform.
 		c.log.Debug("atspi: tree", append([]any{"pid", pid, "nodes", t.NodeCount, "cache", bestW.snap != nil,
 			"total", time.Since(start), "calls", c.calls.Load() - calls}, bestW.timings...)...)
 	}
-	return t, err
+	return t, err == nil && hollow(bestW.bridge, t), err
 }
 
 // topLevels returns the application's top-level objects (frames, dialogs, windows) with their
@@ -392,7 +403,7 @@ func closedWindow(win platform.Window) error {
 // skeleton recognises a tree that is only a shell: Chromium (and Electron) without renderer
 // accessibility publish the browser's frame with no page in it.
 func (w *walker) skeleton(root *node) string {
-	if !strings.EqualFold(w.bridge.Toolkit, "chromium") || root.hasChildren() {
+	if !w.bridge.chromium() || root.hasChildren() {
 		return ""
 	}
 	return "Chromium/Electron published only its window frame: the page's accessibility is off. Start it with " +
