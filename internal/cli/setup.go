@@ -81,7 +81,8 @@ its absolute path in the extension's allowed-exe; any other caller is refused). 
 extension to $XDG_DATA_HOME/gnome-shell/extensions/` + gnomeext.UUID + ` (~/.local/share without
 XDG_DATA_HOME) and adds it to org.gnome.shell enabled-extensions through gsettings. GNOME Shell
 on Wayland loads a new extension at login: log out and back in, then check with ` + "`mcec doctor`" + `.
-The extension is written for GNOME 42-44. --remove disables and deletes it.`,
+The extension is written for GNOME 42 to 51 (one variant up to 44, one from 45 on: this
+picks by ` + "`gnome-shell --version`" + `). --remove disables and deletes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			data, err := dataHome()
@@ -99,8 +100,9 @@ The extension is written for GNOME 42-44. --remove disables and deletes it.`,
 				fmt.Fprintln(st.out, "removed", dir)
 				return nil
 			}
-			if v := shellVersion(cmd.Context()); v >= 45 {
-				return fmt.Errorf("GNOME Shell %d loads only ES-module extensions; mcec's extension is written for GNOME 42-44 so far", v)
+			shell := gnomeext.ShellVersion(cmd.Context())
+			if shell == 0 {
+				return errors.New("`gnome-shell --version` did not answer: the extension comes in one variant for GNOME 42-44 and one for 45 and later, and which one this Shell loads is not known")
 			}
 			exe, err := os.Executable()
 			if err == nil {
@@ -109,10 +111,14 @@ The extension is written for GNOME 42-44. --remove disables and deletes it.`,
 			if err != nil {
 				return err
 			}
-			if dir, err = gnomeext.Install(data, exe); err != nil {
+			if dir, err = gnomeext.Install(data, exe, shell); err != nil {
 				return err
 			}
-			fmt.Fprintf(st.out, "wrote %s: the extension serves %s alone\n", dir, exe)
+			fmt.Fprintf(st.out, "wrote %s for GNOME Shell %d: the extension serves %s alone\n", dir, shell, exe)
+			if shell > gnomeext.LastModule {
+				fmt.Fprintf(st.out, "note: GNOME Shell %d is newer than the extension was written for (%d-%d); it is declared for it, and `mcec doctor` tells whether it works\n",
+					shell, gnomeext.FirstModule, gnomeext.LastModule)
+			}
 			if err := setEnabled(cmd.Context(), true); err != nil {
 				fmt.Fprintf(st.out, "could not enable it (%v): run `gnome-extensions enable %s` after logging in again\n", err, gnomeext.UUID)
 			} else {
@@ -155,17 +161,6 @@ func parseStrv(s string) []string {
 		}
 	}
 	return out
-}
-
-// shellVersion is GNOME Shell's major version, 0 when gnome-shell is not there to ask.
-func shellVersion(ctx context.Context) int {
-	out, err := exec.CommandContext(ctx, "gnome-shell", "--version").Output()
-	if err != nil {
-		return 0
-	}
-	var major int
-	fmt.Sscanf(strings.TrimPrefix(strings.TrimSpace(string(out)), "GNOME Shell "), "%d", &major)
-	return major
 }
 
 // applicationsDir is $XDG_DATA_HOME/applications, or ~/.local/share/applications.

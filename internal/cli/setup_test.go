@@ -44,7 +44,8 @@ func TestSetupKDE(t *testing.T) {
 
 // TestSetupGNOME: the extension lands in $XDG_DATA_HOME with this executable allowed, and is
 // added to enabled-extensions beside the others (gsettings and gnome-shell are stand-ins here);
-// --remove takes both back. GNOME 45 and later are refused: the extension is not an ES module.
+// --remove takes both back. GNOME 45 and later get the ES-module variant; a Shell that does not
+// say its version gets nothing.
 func TestSetupGNOME(t *testing.T) {
 	data, bin := t.TempDir(), t.TempDir()
 	t.Setenv("XDG_DATA_HOME", data)
@@ -96,7 +97,18 @@ func TestSetupGNOME(t *testing.T) {
 	}
 	version = "46.2"
 	write()
-	if err := run("gnome"); err == nil || !strings.Contains(err.Error(), "42-44") {
-		t.Errorf("setup on GNOME 46: %v", err)
+	if err := run("gnome"); err != nil {
+		t.Fatalf("setup on GNOME 46: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "extension.js")); !strings.Contains(string(b), "export default class") {
+		t.Error("GNOME 46 did not get the ES-module variant")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "metadata.json")); !strings.Contains(string(b), `"46"`) {
+		t.Errorf("metadata.json for GNOME 46: %s", b)
+	}
+	version = "unknown"
+	write()
+	if err := run("gnome"); err == nil || !strings.Contains(err.Error(), "gnome-shell --version") {
+		t.Errorf("setup with a Shell that does not say its version: %v", err)
 	}
 }

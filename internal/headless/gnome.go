@@ -16,7 +16,7 @@ import (
 // (internal/gnomeext) installed and enabled in its private data directory and allowed for this
 // executable: a private stand-in for a user's GNOME session, so that the extension and mcec's
 // GNOME adapter are tested as they are used. For tests of GNOME as mcec finds it without the
-// extension (every GNOME 45 and later), Options.NoShellExtension leaves it out and
+// extension (a user who has not installed it), Options.NoShellExtension leaves it out and
 // Options.XWayland starts mutter's own Xwayland, which admits the desktop's user (xauth.go).
 //
 // gnome-shell wants a system bus with logind and UPower on it; without logind it must not find
@@ -56,7 +56,7 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	}
 	data := d.DataHome()
 	if !opts.NoShellExtension {
-		if err := installExtension(data, self); err != nil {
+		if err := installExtension(ctx, data, self); err != nil {
 			return &StartError{Step: StepCompositor, Err: err}
 		}
 	}
@@ -122,8 +122,8 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 // installExtension installs mcec's extension in the desktop's data directory, allowed for
 // executable self, and marks the desktop as mcec's own: the extension then hides the Overview
 // and focuses new windows, as openbox and mcec's sway do.
-func installExtension(data, self string) error {
-	dir, err := gnomeext.Install(data, self)
+func installExtension(ctx context.Context, data, self string) error {
+	dir, err := gnomeext.Install(data, self, gnomeext.ShellVersion(ctx))
 	if err != nil {
 		return fmt.Errorf("install mcec's GNOME Shell extension: %w", err)
 	}

@@ -70,8 +70,8 @@ type Options struct {
 	// X11 run there (DISPLAY is set in the desktop's environment), while toolkits still pick
 	// Wayland.
 	XWayland bool
-	// NoShellExtension starts a GNOME desktop without mcec's extension, as every GNOME 45 and
-	// later is to mcec: the compositor lists no windows to any program.
+	// NoShellExtension starts a GNOME desktop without mcec's extension, as a user's session is
+	// before `mcec setup gnome`: the compositor lists no windows to any program.
 	NoShellExtension bool
 	// KWinChecks keeps KWin's permission checks on a KWin desktop, as in a user's Plasma
 	// session: ScreenShot2 and fake input only for clients a desktop file allows.

@@ -14,8 +14,8 @@ import (
 )
 
 // nativeWindows lists the windows of native Wayland programs from the accessibility bus, where
-// the compositor lists none to mcec: GNOME Shell without mcec's extension (every GNOME 45 and
-// later, for which the extension is not written), with mcec attached to its XWayland display
+// the compositor lists none to mcec: GNOME Shell without mcec's extension, with mcec attached
+// to its XWayland display
 // for the X11 programs. A native window is an application's showing top-level object (a frame,
 // a dialog) whose process has no X11 window. Nothing tells where it is: it and its objects get
 // no bounds, and window operations, window capture and pointer input aimed at it fail
@@ -157,7 +157,7 @@ func (n *nativeWindows) read(ctx context.Context, frames func(context.Context) (
 func (n *nativeWindows) unplacedErr(what string, handle uint32) error {
 	fix := "this compositor lists its windows to no program"
 	if n.gnome {
-		fix = "without mcec's Shell extension (`mcec setup gnome`, GNOME 42–44; docs/wayland.md)"
+		fix = "without mcec's Shell extension (`mcec setup gnome`; docs/wayland.md)"
 	}
 	return fmt.Errorf("%w: %s window %d: the compositor tells no program where a native Wayland window is, nor lets one "+
 		"move, raise, capture or point at it, %s; keys reach it while it is the active window (through the desktop's "+
@@ -170,7 +170,7 @@ func (n *nativeWindows) unplacedErr(what string, handle uint32) error {
 func (n *nativeWindows) screenErr(err error) error {
 	fix := "this compositor lets no program read the screen"
 	if n.gnome {
-		fix = "GNOME Shell lets no program read the screen without mcec's Shell extension (`mcec setup gnome`, GNOME 42–44; docs/wayland.md)"
+		fix = "GNOME Shell lets no program read the screen without mcec's Shell extension (`mcec setup gnome`; docs/wayland.md)"
 	}
 	return fmt.Errorf("%w: %s, and XWayland's screen holds only its X11 programs (%v); capture an X11 program's window by its "+
 		"handle instead", platform.ErrCompositorUnsupported, fix, err)

@@ -133,7 +133,7 @@ func portalErr(err error) error {
 	case errors.Is(err, portal.ErrUnavailable):
 		return fmt.Errorf("%w: keys cannot reach a native Wayland window: the session offers no RemoteDesktop portal "+
 			"(install xdg-desktop-portal and its desktop's backend, e.g. xdg-desktop-portal-gnome), nor mcec's Shell extension "+
-			"(`mcec setup gnome`, GNOME 42–44); use invoke, setvalue and select on its elements (%v)", platform.ErrCompositorUnsupported, err)
+			"(`mcec setup gnome`); use invoke, setvalue and select on its elements (%v)", platform.ErrCompositorUnsupported, err)
 	case errors.Is(err, portal.ErrDenied):
 		return fmt.Errorf("%w: keys cannot reach a native Wayland window: the user did not allow remote interaction in the "+
 			"portal's dialog; mcec asks again only when restarted; use invoke, setvalue and select on its elements (%v)",

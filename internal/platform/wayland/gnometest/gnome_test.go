@@ -197,3 +197,45 @@ func find(n *platform.Node, match func(n, parent *platform.Node) bool) *platform
 func TestHeldKeyTypesOnce(t *testing.T) {
 	platformtest.HeldKeyTypesOnce(t, platformtest.Harness{Desktop: open(t), Start: testdesk.GTKScene})
 }
+
+// TestMaximizeRestore: the extension maximizes, restores and minimizes a window, and the window
+// list reports each state (the extension reads the state from the maximized-horizontally and
+// -vertically properties and passes MaximizeFlags only where mutter has them).
+func TestMaximizeRestore(t *testing.T) {
+	d := open(t)
+	app := testdesk.GTKScene(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	windowOf := func() (platform.Window, bool) {
+		ws, err := d.Windows(ctx)
+		for _, w := range ws {
+			if err == nil && w.ProcessID == app.PID() {
+				return w, true
+			}
+		}
+		return platform.Window{}, false
+	}
+	var before platform.Window
+	testdesk.WaitFor(t, 20*time.Second, "no window of the GTK scene", func() (ok bool) {
+		before, ok = windowOf()
+		return ok
+	})
+	op := func(kind platform.WindowOpKind, want string, holds func(w platform.Window) bool) {
+		t.Helper()
+		if err := d.WindowOp(ctx, before.Handle, platform.WindowOp{Kind: kind}); err != nil {
+			t.Fatalf("%v: %v", kind, err)
+		}
+		testdesk.WaitFor(t, 10*time.Second, "the window never got "+want, func() bool {
+			w, ok := windowOf()
+			return ok && holds(w)
+		})
+	}
+	op(platform.OpMaximize, "maximized", func(w platform.Window) bool {
+		return w.Maximized && w.Bounds.Width > before.Bounds.Width && w.Bounds.Height > before.Bounds.Height
+	})
+	op(platform.OpRestore, "restored", func(w platform.Window) bool {
+		return !w.Maximized && w.Bounds.Width == before.Bounds.Width && w.Bounds.Height == before.Bounds.Height
+	})
+	op(platform.OpMinimize, "minimized", func(w platform.Window) bool { return w.Minimized })
+	op(platform.OpRestore, "restored from minimized", func(w platform.Window) bool { return !w.Minimized && !w.Maximized })
+}

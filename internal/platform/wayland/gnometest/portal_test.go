@@ -19,7 +19,7 @@ import (
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
-// TestPortalKeysWithoutExtension: on GNOME without mcec's extension (every GNOME 45 and later),
+// TestPortalKeysWithoutExtension: on GNOME without mcec's extension (as a user who has not run `mcec setup gnome`),
 // keys for the active native Wayland window go through the desktop's RemoteDesktop portal once
 // the user allows remote interaction in the portal's dialog. Here mcec answers the dialog itself,
 // by semantic actions on the dialog's own tree, as an operator would by hand. A character off

@@ -1,14 +1,15 @@
-// mcec's GNOME Shell extension (GNOME 42-44, legacy imports). GNOME Shell lets no ordinary
-// program list windows with their places, read pixels or send input; this extension does it
-// from inside the Shell, on the session bus as org.mcec.Shell, for one caller: the executable
-// whose path `mcec setup gnome` wrote to allowed-exe beside this file. Written for mcec's
-// internal/platform/wayland (gnome.go); the interface below is the whole contract.
-'use strict';
-
-const { Clutter, Gio, GLib, Meta, Shell, St } = imports.gi;
-const ExtensionUtils = imports.misc.extensionUtils;
-const Main = imports.ui.main;
-const Keyboard = imports.ui.status.keyboard;
+// The service of mcec's GNOME Shell extension, shared by both its variants: legacy.js (GNOME
+// 42-44, legacy imports) and module.js (GNOME 45 and later, ES modules). gnomeext.Install puts
+// it in place of the marker in the variant the Shell loads; that variant binds Clutter, Gio,
+// GLib, Meta, Shell, St, Main (ui/main.js) and Keyboard (ui/status/keyboard.js) first, and calls
+// startService from enable.
+//
+// GNOME Shell lets no ordinary program list windows with their places, read pixels or send
+// input; this service does it from inside the Shell, on the session bus as org.mcec.Shell, for
+// one caller: the executable whose path `mcec setup gnome` wrote to allowed-exe beside this
+// file. Written for mcec's internal/platform/wayland (gnome.go); the interface below is the
+// whole contract. Where the Shell's API changed after 43 the service asks what is there
+// (defaultSeat, maximize) rather than knowing versions.
 
 const IFACE = `<node>
   <interface name="org.mcec.Shell">
@@ -49,6 +50,29 @@ function rect(r) {
     return { x: r.x, y: r.y, width: r.width, height: r.height };
 }
 
+// defaultSeat is the seat virtual devices are made on: Clutter.get_default_backend() until
+// GNOME 50 (51 removed it), the stage's context's backend from mutter 44 on.
+function defaultSeat() {
+    const backend = Clutter.get_default_backend ? Clutter.get_default_backend() : global.stage.context.get_backend();
+    return backend.get_default_seat();
+}
+
+// maximize and unmaximize take Meta.MaximizeFlags where mutter still has them; the
+// maximized-horizontally and -vertically properties tell the state on every version.
+function maximize(w) {
+    if (Meta.MaximizeFlags)
+        w.maximize(Meta.MaximizeFlags.BOTH);
+    else
+        w.maximize();
+}
+
+function unmaximize(w) {
+    if (Meta.MaximizeFlags)
+        w.unmaximize(Meta.MaximizeFlags.BOTH);
+    else
+        w.unmaximize();
+}
+
 class Service {
     // private_: the Shell is mcec's own private desktop, which behaves as mcec's other desktops
     // do: no Overview at start, and a new window gets the focus.
@@ -58,7 +82,7 @@ class Service {
         this._dbus = Gio.DBusExportedObject.wrapJSObject(IFACE, this);
         this._dbus.export(Gio.DBus.session, '/org/mcec/Shell');
         this._owner = Gio.DBus.session.own_name('org.mcec.Shell', Gio.BusNameOwnerFlags.NONE, null, null);
-        const seat = Clutter.get_default_backend().get_default_seat();
+        const seat = defaultSeat();
         this._pointer = seat.create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
         this._keyboard = seat.create_virtual_device(Clutter.InputDeviceType.KEYBOARD_DEVICE);
         this._pressedButtons = new Set();
@@ -168,7 +192,7 @@ class Service {
             return {
                 id: String(w.get_id()), title: w.get_title() || '', wmClass: w.get_wm_class() || '', pid: w.get_pid(),
                 frame: rect(w.get_frame_rect()), buffer: rect(w.get_buffer_rect()),
-                minimized: w.minimized, maximized: w.get_maximized() === Meta.MaximizeFlags.BOTH, fullscreen: w.is_fullscreen(),
+                minimized: w.minimized, maximized: w.maximized_horizontally && w.maximized_vertically, fullscreen: w.is_fullscreen(),
                 focused: w === focus, modal: w.get_window_type() === Meta.WindowType.MODAL_DIALOG,
                 dialog: w.get_window_type() === Meta.WindowType.DIALOG || w.get_window_type() === Meta.WindowType.MODAL_DIALOG,
                 transientFor: parent ? String(parent.get_id()) : '',
@@ -216,11 +240,11 @@ class Service {
             Main.activateWindow(w, now);
             break;
         case 'minimize': w.minimize(); break;
-        case 'maximize': if (w.minimized) w.unminimize(); w.maximize(Meta.MaximizeFlags.BOTH); break;
+        case 'maximize': if (w.minimized) w.unminimize(); maximize(w); break;
         case 'restore':
             if (w.minimized) w.unminimize();
             if (w.is_fullscreen()) w.unmake_fullscreen();
-            if (w.get_maximized()) w.unmaximize(Meta.MaximizeFlags.BOTH);
+            if (w.maximized_horizontally || w.maximized_vertically) unmaximize(w);
             break;
         case 'move': w.move_frame(true, x, y); break;
         case 'geometry': w.move_resize_frame(true, x, y, width, height); break;
@@ -332,25 +356,15 @@ class Service {
     }
 }
 
-let service = null;
-
-function init() {
-}
-
-function enable() {
-    const dir = ExtensionUtils.getCurrentExtension().path;
+// startService serves the interface for the executable named in dir/allowed-exe (none: every
+// call is refused); a private-desktop file there marks mcec's own desktop.
+function startService(dir) {
     let allowed = '';
     try {
-        const path = GLib.build_filenamev([dir, 'allowed-exe']);
-        const [, bytes] = GLib.file_get_contents(path);
+        const [, bytes] = GLib.file_get_contents(GLib.build_filenamev([dir, 'allowed-exe']));
         allowed = new TextDecoder().decode(bytes).trim();
     } catch (e) {
-        log(`mcec: no allowed-exe beside the extension (${e}): every call is refused; run \`mcec setup gnome\``);
+        console.warn(`mcec: no allowed-exe beside the extension (${e}): every call is refused; run \`mcec setup gnome\``);
     }
-    service = new Service(allowed, GLib.file_test(GLib.build_filenamev([dir, 'private-desktop']), GLib.FileTest.EXISTS));
-}
-
-function disable() {
-    service?.destroy();
-    service = null;
+    return new Service(allowed, GLib.file_test(GLib.build_filenamev([dir, 'private-desktop']), GLib.FileTest.EXISTS));
 }
