@@ -803,8 +803,17 @@ func (c *Client) setFocus(ctx context.Context, o *object) (platform.ActResult, e
 	if err := enabled(o, platform.ErrNotFocused); err != nil {
 		return platform.ActResult{}, err
 	}
+	if o.is(stateFocused) {
+		return platform.ActResult{}, nil // what setfocus is for already holds
+	}
 	r := o.n.ref
 	out, err := c.mutate(ctx, r, r, ifComponent+".GrabFocus")
+	if err != nil && errors.Is(err, platform.ErrActionFailed) {
+		if b, berr := c.bridgeOf(ctx, r.Bus); berr == nil && b.declinesFocus() {
+			return platform.ActResult{}, unsupported(o, platform.ActSetFocus,
+				fmt.Sprintf("%s %s does not implement Component.GrabFocus; click it to focus it", b.Toolkit, b.Version))
+		}
+	}
 	if err != nil || out.modal {
 		return platform.ActResult{ModalPending: out.modal}, err
 	}

@@ -2,8 +2,10 @@ package atspi_test
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +133,28 @@ func TestLateLabelWeb(t *testing.T) {
 	}
 	if got := element(t, c, early.Ref).Node.Name; got != "Early" {
 		t.Errorf("the radio button read by ref is named %q, want \"Early\"", got)
+	}
+}
+
+// TestSetFocusGTK4: GTK 4 does not implement Component.GrabFocus. setfocus on an element that
+// already has the focus succeeds without it; on another it fails as unsupported, saying to
+// click, not as the application's fault.
+func TestSetFocusGTK4(t *testing.T) {
+	if err := exec.Command(python, "-c", `import gi; gi.require_version("Gtk", "4.0"); from gi.repository import Gtk`).Run(); err != nil {
+		t.Skip("needs python3-gi and gir1.2-gtk-4.0")
+	}
+	c := connect(t, 2*time.Second)
+	a := startApp(t, python, "../../reach/testdata/gtk4_form.py")
+	var field, greet *platform.Node
+	testdesk.WaitFor(t, 15*time.Second, "the GTK 4 form's focused field and its Greet button", func() bool {
+		tree := treeWith(t, c, a, "Greet")
+		field = find(tree.Root, func(n *platform.Node) bool { return n.Name == "Name field" && n.States["focused"] })
+		greet = find(tree.Root, func(n *platform.Node) bool { return n.Name == "Greet" })
+		return field != nil && greet != nil
+	})
+	act(t, c, field.Ref, platform.ActSetFocus, "")
+	_, err := c.Act(context.Background(), greet.Ref, platform.ActSetFocus, "")
+	if !errors.Is(err, platform.ErrUnsupported) || !strings.Contains(err.Error(), "click it") {
+		t.Errorf("setfocus on GTK 4's button: %v; want ErrUnsupported saying to click", err)
 	}
 }

@@ -102,6 +102,12 @@ const (
 // chromium reports Chromium's bridge (Electron's too).
 func (b bridge) chromium() bool { return strings.EqualFold(b.Toolkit, "chromium") }
 
+// declinesFocus reports a bridge that does not implement Component.GrabFocus: GTK 4 (4.8
+// answers it with an error, measured on the reach suite's entry and gtk4-widget-factory's).
+func (b bridge) declinesFocus() bool {
+	return strings.EqualFold(b.Toolkit, "gtk") && strings.HasPrefix(b.Version, "4.")
+}
+
 // coordType is the coordinate type to ask extents in: window coordinates where the bridge
 // answers those whatever is asked (asking GTK 4 for screen ones prints a warning per call).
 func (b bridge) coordType() uint32 {
