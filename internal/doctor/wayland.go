@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcec/mcec/internal/gnomeext"
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/portal"
@@ -186,6 +187,27 @@ const portalProbe = 15 * time.Second
 // gnomeSetup is what a GNOME user runs to let mcec in.
 const gnomeSetup = "run `mcec setup gnome` (it installs and enables mcec's GNOME Shell extension for this mcec; docs/wayland.md), then log out and back in"
 
+// extensionDiagnosis says why mcec's extension is not serving, from what GNOME Shell says of
+// it, and what fixes that.
+func extensionDiagnosis(info gnome.ExtensionInfo) (detail, fix string) {
+	relogin := "log out and back in (GNOME Shell on Wayland loads extensions at login), then run `mcec doctor` again"
+	switch info.State {
+	case gnome.StateUnknown, gnome.StateUninstalled:
+		return "mcec's extension is not running: GNOME Shell does not know it (not installed, or installed after the Shell started)", gnomeSetup
+	case gnome.StateDisabled, gnome.StateInitialized, gnome.StateDisabling:
+		return "mcec's extension is installed but not enabled (or user extensions are turned off)",
+			"run `gnome-extensions enable " + gnomeext.UUID + "` (`mcec setup gnome` does it) and turn extensions on in the Extensions app, then " + relogin
+	case gnome.StateOutOfDate:
+		return "mcec's extension does not declare this GNOME Shell's version: it was installed for another GNOME (the Shell was upgraded since?)",
+			"run `mcec setup gnome` again (it writes the variant for this Shell), then " + relogin
+	case gnome.StateError:
+		return "GNOME Shell could not run mcec's extension: " + info.Error,
+			"run `mcec setup gnome` again with this mcec, then " + relogin + "; if the error stays, it is a bug in the extension for " +
+				"this GNOME: report it with this line and `gnome-shell --version`"
+	}
+	return fmt.Sprintf("mcec's extension is loaded (state %d) but org.mcec.Shell is not on the session bus", info.State), relogin
+}
+
 // runGNOME checks a GNOME Shell desktop: mcec's extension on the session bus and whether it
 // serves this mcec, the accessibility bus and every window's tree.
 func runGNOME(ctx context.Context, t Target, add func(Check)) {
@@ -197,9 +219,15 @@ func runGNOME(ctx context.Context, t Target, add func(Check)) {
 	defer cancel()
 	g, err := gnome.Dial(gctx, bus)
 	if err != nil {
-		add(Check{Name: "compositor", Status: Fail, Detail: "GNOME Shell: " + err.Error() +
+		detail, fix := err.Error(), gnomeSetup
+		if errors.Is(err, gnome.ErrNoExtension) {
+			if info, ierr := gnome.Extension(gctx, bus, gnomeext.UUID); ierr == nil {
+				detail, fix = extensionDiagnosis(info)
+			}
+		}
+		add(Check{Name: "compositor", Status: Fail, Detail: "GNOME Shell: " + detail +
 			"; without the extension mcec drives XWayland's X11 programs, and native Wayland windows only through their accessibility " +
-			"(no places, pixels, pointer or window operations)", Fix: gnomeSetup})
+			"(no places, pixels, pointer or window operations)", Fix: fix})
 		add(remoteDesktopPortal(ctx, bus))
 		return
 	}

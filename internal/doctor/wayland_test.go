@@ -73,6 +73,21 @@ func TestGNOME(t *testing.T) {
 	if c := statuses(r)["remote-desktop"]; c.Status != doctor.OK || !strings.Contains(c.Detail, "RemoteDesktop portal v") {
 		t.Errorf("GNOME without the extension: remote-desktop %+v", c)
 	}
+	if c := statuses(r)["compositor"]; !strings.Contains(c.Detail, "does not know it") {
+		t.Errorf("GNOME without the extension: the compositor check does not say the Shell does not know it: %+v", c)
+	}
+	// The variant for another GNOME (a Shell upgraded under the extension): the Shell keeps it
+	// out of date, and doctor says to set it up again.
+	upgraded, err := headless.Start(ctx, headless.Options{Kind: headless.GNOME, ShellExtensionFor: 47})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upgraded.Stop()
+	r = doctor.Run(ctx, doctor.Target{Wayland: upgraded.WaylandSocket(), GNOME: true, DBusAddress: upgraded.DBusAddress()})
+	if c := statuses(r)["compositor"]; c.Status != doctor.Fail || !strings.Contains(c.Detail, "does not declare this GNOME Shell's version") ||
+		!strings.Contains(c.Fix, "mcec setup gnome") {
+		t.Errorf("GNOME with the extension for 47: compositor %+v", c)
+	}
 }
 
 // TestToplevels: on a wlroots compositor driven through its protocols alone (sway here, as

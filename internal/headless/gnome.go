@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/godbus/dbus/v5"
+
 	"github.com/mcec/mcec/internal/gnomeext"
 )
 
@@ -56,7 +58,7 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	}
 	data := d.DataHome()
 	if !opts.NoShellExtension {
-		if err := installExtension(ctx, data, self); err != nil {
+		if err := installExtension(ctx, data, self, opts.ShellExtensionFor); err != nil {
 			return &StartError{Step: StepCompositor, Err: err}
 		}
 	}
@@ -68,8 +70,11 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	// No key repeat: Wayland clients repeat a held key themselves, and a release delayed on a
 	// loaded machine would type the key again (platformtest.HeldKeyTypesOnce).
 	enabled, owner := "'"+gnomeext.UUID+"'", "org.mcec.Shell"
-	if opts.NoShellExtension {
+	switch {
+	case opts.NoShellExtension:
 		enabled, owner = "", "org.gnome.Shell"
+	case opts.ShellExtensionFor != 0:
+		owner = "org.gnome.Shell"
 	}
 	keyfile := fmt.Sprintf("[org/gnome/shell]\nenabled-extensions=[%s]\ndisable-user-extensions=false\n\n"+
 		"[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n", enabled)
@@ -92,6 +97,9 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	}
 	if err := d.startBusCompositor(ctx, "gnome-shell", argv, env, socket, owner); err != nil {
 		return err
+	}
+	if err := d.waitShellService(ctx); err != nil {
+		return d.fail(ctx, StepCompositor, d.compositor, err)
 	}
 	if !opts.XWayland {
 		return nil
@@ -119,11 +127,38 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// installExtension installs mcec's extension in the desktop's data directory, allowed for
-// executable self, and marks the desktop as mcec's own: the extension then hides the Overview
-// and focuses new windows, as openbox and mcec's sway do.
-func installExtension(ctx context.Context, data, self string) error {
-	dir, err := gnomeext.Install(data, self, gnomeext.ShellVersion(ctx))
+// waitShellService waits until the Shell serves /org/gnome/Shell: it owns its bus name before
+// its JavaScript exports the object, and doctor (GetExtensionInfo) and mcec (ShellVersion) ask
+// it at once.
+func (d *Desktop) waitShellService(ctx context.Context) error {
+	bus, err := dbus.Connect(d.busAddr, dbus.WithContext(ctx))
+	if err != nil {
+		return err
+	}
+	defer bus.Close()
+	err = poll(ctx, pollEvery, func() (bool, error) {
+		if d.compositor.exited() {
+			return false, d.compositor.exitError()
+		}
+		var v dbus.Variant
+		return bus.Object("org.gnome.Shell", "/org/gnome/Shell").CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0,
+			"org.gnome.Shell", "ShellVersion").Store(&v) == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for gnome-shell to serve /org/gnome/Shell: %w", err)
+	}
+	return nil
+}
+
+// installExtension installs mcec's extension (its variant for GNOME shell, 0 for the running
+// one) in the desktop's data directory, allowed for executable self, and marks the desktop as
+// mcec's own: the extension then hides the Overview and focuses new windows, as openbox and
+// mcec's sway do.
+func installExtension(ctx context.Context, data, self string, shell int) error {
+	if shell == 0 {
+		shell = gnomeext.ShellVersion(ctx)
+	}
+	dir, err := gnomeext.Install(data, self, shell)
 	if err != nil {
 		return fmt.Errorf("install mcec's GNOME Shell extension: %w", err)
 	}

@@ -73,6 +73,10 @@ type Options struct {
 	// NoShellExtension starts a GNOME desktop without mcec's extension, as a user's session is
 	// before `mcec setup gnome`: the compositor lists no windows to any program.
 	NoShellExtension bool
+	// ShellExtensionFor, for tests, installs the extension's variant for that GNOME version
+	// rather than the running Shell's (as a user whose GNOME was upgraded under it has it), and
+	// waits for the Shell only, not for the extension.
+	ShellExtensionFor int
 	// KWinChecks keeps KWin's permission checks on a KWin desktop, as in a user's Plasma
 	// session: ScreenShot2 and fake input only for clients a desktop file allows.
 	KWinChecks bool
