@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcec/mcec/contract"
 	"github.com/mcec/mcec/internal/platform"
+	"github.com/mcec/mcec/internal/sysload"
 )
 
 // How invoke delivers an action (issue 15). The accessibility API is the default, except where
@@ -76,8 +77,9 @@ const (
 	// within the backend's grace: one in a modal loop stays silent, a slow one answers.
 	slowAnswerWithin = 3 * time.Second
 	// typedWithin bounds the wait for typed text to show in the element's value while it does
-	// not change; each change starts it again, up to typedCap in all. Beside a second make test,
-	// Firefox's field still read its old text 1.5 s after the keys were sent.
+	// not change; each change starts it again, up to typedCap in all (both stretched with the
+	// machine's load). Beside a second make test, Firefox's field still read its old text 1.5 s
+	// after the keys were sent.
 	typedWithin = 1500 * time.Millisecond
 	typedCap    = 6 * time.Second
 	// focusWithin bounds the wait for a clicked field to report focus before keys go to it.
@@ -512,10 +514,12 @@ func typeValue(ctx context.Context, env *Env, l located, s inputSpot, text strin
 	if n.Role == "password text" {
 		return delivery{via: viaInput, verified: boolPtr(false)}, nil
 	}
-	got, ok, err := readBack(ctx, env, n, text, typedWithin)
-	if err == nil && !ok && sameValue(got, n.Value) {
-		// Not even the deletion shows yet: a loaded application may still have the keys queued.
-		got, ok, err = readBack(ctx, env, n, text, typedWithin)
+	within := sysload.Scale(typedWithin)
+	got, ok, err := readBack(ctx, env, n, text, within)
+	if err == nil && !ok && (sameValue(got, n.Value) || got == nil || *got == "") {
+		// Not even the deletion shows yet, or only the deletion: a loaded application may still
+		// have the typed keys queued (Firefox on a loaded KWin showed the emptied field 1.5 s on).
+		got, ok, err = readBack(ctx, env, n, text, within)
 	}
 	if err != nil {
 		return delivery{}, platformError(err)
@@ -562,7 +566,7 @@ func readBack(ctx context.Context, env *Env, n *platform.Node, want string, with
 		}
 		if last != nil && got != nil && *got != *last {
 			deadline = time.Now().Add(within)
-			if limit := start.Add(max(within, typedCap)); deadline.After(limit) {
+			if limit := start.Add(max(within, sysload.Scale(typedCap))); deadline.After(limit) {
 				deadline = limit
 			}
 		}
