@@ -158,3 +158,26 @@ func TestSetFocusGTK4(t *testing.T) {
 		t.Errorf("setfocus on GTK 4's button: %v; want ErrUnsupported saying to click", err)
 	}
 }
+
+// TestMnemonicNamesGTK4: GTK 4.8 puts a label's raw mnemonic into the name ("_Mnemo Mnemo",
+// "7 7", "_Check me"); the tree and an element read alone name each as its label shows it.
+func TestMnemonicNamesGTK4(t *testing.T) {
+	if err := exec.Command(python, "-c", `import gi; gi.require_version("Gtk", "4.0"); from gi.repository import Gtk`).Run(); err != nil {
+		t.Skip("needs python3-gi and gir1.2-gtk-4.0")
+	}
+	c := connect(t, 2*time.Second)
+	a := startApp(t, python, "testdata/mnemonic4.py")
+	tree := treeWith(t, c, a, "Plain")
+	for _, want := range []struct{ role, name string }{
+		{"push button", "Plain"}, {"push button", "Mnemo"}, {"push button", "7"}, {"check box", "Check me"},
+	} {
+		n := find(tree.Root, func(n *platform.Node) bool { return n.Role == want.role && n.Name == want.name })
+		if n == nil {
+			t.Errorf("no %s %q in the tree", want.role, want.name)
+			continue
+		}
+		if got := element(t, c, n.Ref).Node.Name; got != want.name {
+			t.Errorf("%s %q read alone is named %q", want.role, want.name, got)
+		}
+	}
+}

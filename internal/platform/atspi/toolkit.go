@@ -70,6 +70,8 @@ type bridge struct {
 	// mirrored: the bridge's events were measured to cover every change a walk can see, so an
 	// unchanged tree may be answered from the mirror (mirror.go).
 	mirrored bool
+	// mnemonicNames: a label's raw mnemonic ("_Save") may be in the name (mnemonic.go).
+	mnemonicNames bool
 	// looseParents: an object's IndexInParent may be -1 (and its Parent the application's root)
 	// while its container lists it among its children (EFL 1.26: Terminology's dialog buttons
 	// and labels), so that index does not make it stale.
@@ -125,6 +127,7 @@ func bridgeFor(toolkit, version string) bridge {
 		if strings.HasPrefix(version, "4.") {
 			// GTK 4 has its own bridge on GDBus (GetAll is GDBus's, safe).
 			b.getAll, b.windowCoords, b.relative, b.noShowing, b.typeNames = true, true, true, true, true
+			b.mnemonicNames = true
 			return b
 		}
 		b.getAll, b.wholeText, b.mirrored, b.peer = true, true, true, true

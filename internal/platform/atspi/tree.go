@@ -956,6 +956,9 @@ func (w *walker) convert(n *node) (*platform.Node, int) {
 		out.Children = append(out.Children, kn)
 		count += kc
 	}
+	if w.bridge.mnemonicNames {
+		out.Name = unmnemonic(out.Name, shownLabel(out.Children))
+	}
 	if w.bridge.lateLabels {
 		nameLateLabels(out.Children)
 	}
