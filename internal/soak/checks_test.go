@@ -191,6 +191,21 @@ func (h *harness) heldNow() []string {
 	return held()
 }
 
+// heldAllAlong is what stays held on the X server through d: empty as soon as one look finds
+// nothing held. The load's line clients hold Control and the left button between their own
+// commands, so one look right after a restart can catch a hold that is theirs; a key or button
+// the killed server left down stays down.
+func (h *harness) heldAllAlong(d time.Duration) []string {
+	deadline := time.Now().Add(d)
+	for {
+		held := h.heldNow()
+		if len(held) == 0 || time.Now().After(deadline) {
+			return held
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // leftFiles lists what mcec left in the run's runtime and temporary directories once every mcec
 // has stopped: token files, control sockets, private desktop folders.
 func (h *harness) leftFiles() []string {

@@ -155,7 +155,7 @@ func (h *harness) restartServer(sig syscall.Signal) {
 	}
 	h.startServer()
 	if holder != nil {
-		if held := h.heldNow(); len(held) > 0 {
+		if held := h.heldAllAlong(3 * time.Second); len(held) > 0 {
 			h.fail(checkHeld, "the next mcec serve did not release what the killed one held: %v", held)
 		} else {
 			h.st.note("the next mcec serve released what the killed one held (before serving)")

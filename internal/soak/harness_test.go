@@ -197,6 +197,12 @@ func (h *harness) startServer() *server {
 // stopServer ends the current incarnation with sig and waits for it; a SIGTERM must end it
 // cleanly (exit 0) within 15 s. Whatever it started that is not an application (the suite's
 // launches are the user's on an attached desktop and outlive it) must be gone 10 s later.
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}
+
 func (h *harness) stopServer(sig syscall.Signal) {
 	h.mu.Lock()
 	s := h.srv
@@ -212,9 +218,16 @@ func (h *harness) stopServer(sig syscall.Signal) {
 	select {
 	case <-s.done:
 	case <-time.After(15 * time.Second):
-		h.fail(checkProcess, "mcec serve (incarnation %d) did not exit within 15 s of %v", s.gen, sig)
-		_ = syscall.Kill(s.pid, syscall.SIGKILL)
-		<-s.done
+		// SIGQUIT makes the Go runtime write every goroutine's stack to the log and exit: what
+		// it was waiting on is the finding.
+		_ = syscall.Kill(s.pid, syscall.SIGQUIT)
+		select {
+		case <-s.done:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(s.pid, syscall.SIGKILL)
+			<-s.done
+		}
+		h.fail(checkProcess, "mcec serve (incarnation %d) did not exit within 15 s of %v; its log ends:\n%s", s.gen, sig, tail(readFile(s.log), 400))
 	}
 	if sig == syscall.SIGTERM {
 		if s.err != nil {
