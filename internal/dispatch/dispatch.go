@@ -90,6 +90,8 @@ type Dispatcher struct {
 	mu       sync.Mutex
 	stopping bool
 	calls    sync.WaitGroup // calls in flight, counted only before Shutdown
+	drained  chan struct{}  // closed once the calls in flight at Shutdown have returned
+	gaveUp   bool           // a Shutdown's wait ran out before they did
 }
 
 // Finished describes one finished call for an Observer.
@@ -195,24 +197,40 @@ func New(cat *catalog.Catalog, sessions *session.Store, log *slog.Logger) *Dispa
 // Shutdown ends the calls in flight, whose contexts are cancelled with ErrShuttingDown as the
 // cause, and refuses later calls with it; it returns once the calls in flight have returned
 // (their envelopes say server-shutting-down) or ctx ends. Transports call it before they close,
-// so the answers still reach the clients. It may be called more than once.
+// so the answers still reach the clients. It may be called more than once: once a wait has run
+// out, a later one waits at most lateDrain, so the waits of a shutdown's steps (the transport's,
+// then the daemon's) do not add up behind a call that ignores its cancellation.
 func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	d.mu.Lock()
 	d.stopping = true
+	if d.drained == nil {
+		d.drained = make(chan struct{})
+		go func() {
+			d.calls.Wait()
+			close(d.drained)
+		}()
+	}
+	drained, gaveUp := d.drained, d.gaveUp
 	d.mu.Unlock()
 	d.stop(ErrShuttingDown)
-	done := make(chan struct{})
-	go func() {
-		d.calls.Wait()
-		close(done)
-	}()
+	if gaveUp {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lateDrain)
+		defer cancel()
+	}
 	select {
-	case <-done:
+	case <-drained:
 		return nil
 	case <-ctx.Done():
+		d.mu.Lock()
+		d.gaveUp = true
+		d.mu.Unlock()
 		return ctx.Err()
 	}
 }
+
+// lateDrain bounds a Shutdown's wait once an earlier one has run out.
+const lateDrain = time.Second
 
 // enter counts a call in flight, or reports that the dispatcher is shutting down.
 func (d *Dispatcher) enter() bool {

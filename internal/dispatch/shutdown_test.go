@@ -98,3 +98,41 @@ func TestPlainCancellationKeepsTheToolsAnswer(t *testing.T) {
 	b, _ := json.Marshal(o.Envelope)
 	contracttest.Fail(t, contracttest.Check(t, b), contract.Timeout, contract.CodeWaitConditionTimeout)
 }
+
+// TestShutdownWaitsDoNotAddUp: a call that ignores its cancellation holds the first Shutdown to
+// its deadline; a later Shutdown (the daemon's, after the transport's) waits at most lateDrain,
+// and once the call returns, Shutdown returns at once.
+func TestShutdownWaitsDoNotAddUp(t *testing.T) {
+	c := catalog.New()
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	c.Add(catalog.Define(catalog.Spec[noArgs, noArgs]{Name: "stuck", Description: "ignores its cancellation",
+		Run: func(ctx context.Context, call *catalog.Call, in *noArgs, resp *catalog.Response) (*noArgs, error) {
+			entered <- struct{}{}
+			<-release
+			return &noArgs{}, nil
+		}}))
+	d := New(c, session.NewStore(session.Options{Root: t.TempDir()}), nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = d.Call(context.Background(), "stuck", json.RawMessage(`{}`))
+	}()
+	<-entered
+	first, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := d.Shutdown(first); err == nil {
+		t.Fatal("Shutdown returned while the call was still running")
+	}
+	start := time.Now()
+	if err := d.Shutdown(context.Background()); err == nil {
+		t.Fatal("the second Shutdown returned nil while the call was still running")
+	}
+	if took := time.Since(start); took > lateDrain+time.Second {
+		t.Errorf("the second Shutdown waited %v, want at most about %v", took, lateDrain)
+	}
+	close(release)
+	<-done
+	if err := d.Shutdown(context.Background()); err != nil {
+		t.Errorf("Shutdown after the call returned: %v", err)
+	}
+}
