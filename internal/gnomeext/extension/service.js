@@ -57,8 +57,25 @@ function defaultSeat() {
     return backend.get_default_seat();
 }
 
-// maximize and unmaximize take Meta.MaximizeFlags where mutter still has them; the
-// maximized-horizontally and -vertically properties tell the state on every version.
+// maximizedBoth and maximizedAny read the state through get_maximized() where mutter has it
+// (to 48), else is_maximized(), else the maximized-horizontally and -vertically properties.
+function maximizedBoth(w) {
+    if (w.get_maximized)
+        return w.get_maximized() === Meta.MaximizeFlags.BOTH;
+    if (w.is_maximized)
+        return w.is_maximized();
+    return Boolean(w.maximized_horizontally && w.maximized_vertically);
+}
+
+function maximizedAny(w) {
+    if (w.get_maximized)
+        return w.get_maximized() !== 0;
+    if (w.is_maximized)
+        return w.is_maximized();
+    return Boolean(w.maximized_horizontally || w.maximized_vertically);
+}
+
+// maximize and unmaximize take Meta.MaximizeFlags where mutter still has them.
 function maximize(w) {
     if (Meta.MaximizeFlags)
         w.maximize(Meta.MaximizeFlags.BOTH);
@@ -126,8 +143,16 @@ class Service {
     }
 
     _track(w) {
-        const ids = ['position-changed', 'size-changed', 'notify::title', 'notify::minimized', 'notify::maximized-horizontally',
-            'notify::fullscreen'].map(s => w.connect(s, () => this._changed()));
+        const ids = [];
+        // One at a time: a signal a later mutter dropped must not cost the window its others.
+        for (const s of ['position-changed', 'size-changed', 'notify::title', 'notify::minimized', 'notify::maximized-horizontally',
+            'notify::fullscreen']) {
+            try {
+                ids.push(w.connect(s, () => this._changed()));
+            } catch (e) {
+                console.warn(`mcec: window signal ${s}: ${e}`);
+            }
+        }
         ids.push(w.connect('unmanaged', () => {
             for (const id of this._windowSignals.get(w) || [])
                 w.disconnect(id);
@@ -192,7 +217,7 @@ class Service {
             return {
                 id: String(w.get_id()), title: w.get_title() || '', wmClass: w.get_wm_class() || '', pid: w.get_pid(),
                 frame: rect(w.get_frame_rect()), buffer: rect(w.get_buffer_rect()),
-                minimized: w.minimized, maximized: w.maximized_horizontally && w.maximized_vertically, fullscreen: w.is_fullscreen(),
+                minimized: w.minimized, maximized: maximizedBoth(w), fullscreen: w.is_fullscreen(),
                 focused: w === focus, modal: w.get_window_type() === Meta.WindowType.MODAL_DIALOG,
                 dialog: w.get_window_type() === Meta.WindowType.DIALOG || w.get_window_type() === Meta.WindowType.MODAL_DIALOG,
                 transientFor: parent ? String(parent.get_id()) : '',
@@ -244,7 +269,7 @@ class Service {
         case 'restore':
             if (w.minimized) w.unminimize();
             if (w.is_fullscreen()) w.unmake_fullscreen();
-            if (w.maximized_horizontally || w.maximized_vertically) unmaximize(w);
+            if (maximizedAny(w)) unmaximize(w);
             break;
         case 'move': w.move_frame(true, x, y); break;
         case 'geometry': w.move_resize_frame(true, x, y, width, height); break;
