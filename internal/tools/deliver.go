@@ -155,7 +155,11 @@ func deliver(ctx context.Context, env *Env, l located, byRef bool, action platfo
 		}
 	}
 	if err == nil {
-		return delivery{via: viaAccessibility, modalPending: out.ModalPending}, nil
+		d := delivery{via: viaAccessibility, modalPending: out.ModalPending}
+		if action == platform.ActSetFocus && !out.ModalPending {
+			d.verified = boolPtr(true) // the backend returns once the element reports the focus
+		}
+		return d, nil
 	}
 	declined := action == platform.ActSelect && errors.Is(err, platform.ErrActionFailed)
 	if via == viaAuto && (errors.Is(err, platform.ErrUnsupported) || declined) && clickFallback(action, n) {

@@ -361,3 +361,27 @@ func TestGTK4PopoverItems(t *testing.T) {
 	h.act(p.PID, map[string]any{"ref": h.findOne(p.PID, item("Bravo")).Ref}, "invoke", "input", nil)
 	h.waitNamed(p.PID, "Status: chose Bravo")
 }
+
+// TestSetFocusFocused: setfocus on the GTK 4 field that has the focus succeeds, verified, and
+// does not warn that the action may have been lost (nothing had to change).
+func TestSetFocusFocused(t *testing.T) {
+	h := newHarness(t)
+	res, _, _ := h.launch(map[string]any{"path": "/usr/bin/python3", "arguments": []string{"../reach/testdata/gtk4_form.py"}, "timeout": 20000})
+	field := map[string]any{"name": "Name field"}
+	testdesk.WaitFor(t, 15*time.Second, "the GTK 4 form's field to have the focus", func() bool {
+		return h.findOne(res.ProcessID, field).IsFocused
+	})
+	env := h.call("invoke", map[string]any{"pid": res.ProcessID, "element": field, "action": "setfocus"})
+	var r deliverRes
+	if err := env.DecodeResult(&r); err != nil || !env.OK() {
+		t.Fatalf("setfocus: %+v %v", env.Err(), err)
+	}
+	if r.Verified == nil || !*r.Verified {
+		t.Errorf("setfocus on the focused field: verified %v", r.Verified)
+	}
+	for _, w := range env.Warnings() {
+		if w.Code == contract.WarnNoObservedEffect {
+			t.Errorf("setfocus on the focused field warned %s: %s", w.Code, w.Detail)
+		}
+	}
+}

@@ -31,7 +31,7 @@ type invokeResult struct {
 	Via string `json:"via"`
 	// Verified (setvalue): the value read back equals the text; false when it cannot be read
 	// (password fields) or a number was rounded. For select of a combo box's entry: the combo
-	// box shows the entry.
+	// box shows the entry. For setfocus: the element reports the focus.
 	Verified *bool `json:"verified,omitempty"`
 	// Element is re-read after the action (omitted while a modal dialog blocks the app).
 	Element *Element    `json:"element,omitempty"`
@@ -139,7 +139,9 @@ func invokeTool(env *Env) *catalog.Tool {
 						"nobody sees it; if a shown element was meant, find it (index counts shown elements first)",
 					l.node.Ref, l.node.Role, l.node.Name, action))
 			}
-			if !eff.observed() && !res.ModalPending {
+			if !eff.observed() && !res.ModalPending && (res.Verified == nil || !*res.Verified) {
+				// (A verified result is the state asked for, seen: setfocus on the element that
+				// had the focus changes nothing, and nothing was lost.)
 				resp.Warnings = append(resp.Warnings, noEffectWarning(fmt.Sprintf("%s on %s (%s %q)", action, l.node.Ref, l.node.Role, l.node.Name), eff))
 			}
 			return &res, nil

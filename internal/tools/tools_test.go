@@ -148,6 +148,7 @@ type node struct {
 	Height      *int    `json:"height"`
 	IsOffscreen bool    `json:"isOffscreen"`
 	IsEnabled   bool    `json:"isEnabled"`
+	IsFocused   bool    `json:"isFocused"`
 	Value       *string `json:"value"`
 	ToggleState string  `json:"toggleState"`
 	IsSelected  *bool   `json:"isSelected"`
