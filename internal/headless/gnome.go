@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/godbus/dbus/v5"
@@ -127,6 +128,22 @@ func (d *Desktop) startGNOME(ctx context.Context, opts Options) error {
 	return nil
 }
 
+// shellVersion is gnomeext.ShellVersion, asked once per process (`gnome-shell --version`
+// takes about 200 ms, and a test process starts many desktops).
+func shellVersion(ctx context.Context) int {
+	shellVersionMu.Lock()
+	defer shellVersionMu.Unlock()
+	if shellVersionKnown == 0 {
+		shellVersionKnown = gnomeext.ShellVersion(ctx)
+	}
+	return shellVersionKnown
+}
+
+var (
+	shellVersionMu    sync.Mutex
+	shellVersionKnown int
+)
+
 // waitShellService waits until the Shell serves /org/gnome/Shell: it owns its bus name before
 // its JavaScript exports the object, and doctor (GetExtensionInfo) and mcec (ShellVersion) ask
 // it at once.
@@ -156,7 +173,7 @@ func (d *Desktop) waitShellService(ctx context.Context) error {
 // mcec's sway do.
 func installExtension(ctx context.Context, data, self string, shell int) error {
 	if shell == 0 {
-		shell = gnomeext.ShellVersion(ctx)
+		shell = shellVersion(ctx)
 	}
 	dir, err := gnomeext.Install(data, self, shell)
 	if err != nil {
