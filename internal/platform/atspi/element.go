@@ -255,7 +255,7 @@ func (c *Client) Element(ctx context.Context, ref string) (platform.Element, err
 	if w.bridge.lateLabels && lateLabelled(out) && o.parentKnown && o.index >= 0 {
 		out.Name = c.lateLabel(ctx, o.parent, o.index+1)
 	}
-	if w.bridge.mnemonicNames && mnemonicSuspect(out.Name) {
+	if w.bridge.mnemonicNames && mnemonicSuspect(out.Role, out.Name) {
 		out.Name = unmnemonic(out.Name, c.childLabel(ctx, o.n.ref))
 	}
 	if out.Bounds == nil && c.opts.WindowLocal && c.opts.PopupSurface != nil && out.States["showing"] {

@@ -16,10 +16,15 @@ import (
 // button really labelled "Bye Bye" has no child showing "Bye".
 
 // unmnemonic is name with the raw label dropped, given the text shown is shown; name when
-// name is not made so.
+// name is not made so. A nameless button takes the text its label shows: GTK 4.8 names no
+// button whose label uses markup (gnome-calculator's "π", "x²"), where a button is named by
+// its content.
 func unmnemonic(name, shown string) string {
 	if shown == "" || name == shown {
 		return name
+	}
+	if name == "" {
+		return shown
 	}
 	raw, rest, doubled := strings.Cut(name, " "+shown)
 	switch {
@@ -44,15 +49,23 @@ func stripMnemonic(label string) string {
 	return b.String()
 }
 
-// mnemonicSuspect reports a name that may carry a raw mnemonic label: one worth a look at the
-// element's label child when it was read alone.
-func mnemonicSuspect(name string) bool {
+// mnemonicSuspect reports a name that may carry a raw mnemonic label, or a button's missing
+// one: worth a look at the element's label child when it was read alone.
+func mnemonicSuspect(role, name string) bool {
+	if name == "" {
+		return contentNamed[role]
+	}
 	if strings.Contains(name, "_") {
 		return true
 	}
 	half, rest, ok := strings.Cut(name, " ")
 	return ok && half == rest
 }
+
+// contentNamed are the roles named by their content, which GTK 4.8 leaves nameless when their
+// label uses markup.
+var contentNamed = map[string]bool{"push button": true, "toggle button": true, "check box": true, "radio button": true,
+	"menu item": true, "check menu item": true, "radio menu item": true}
 
 // shownLabel is the name of the first label among children.
 func shownLabel(children []*platform.Node) string {

@@ -17,18 +17,19 @@ func TestUnmnemonic(t *testing.T) {
 		{"Bye Bye", "Bye Bye", "Bye Bye"}, // a label really so
 		{"file_name.txt", "other", "file_name.txt"},
 		{"Go Stop", "Stop", "Go Stop"},
-		{"", "Label", ""},
+		{"", "π", "π"}, // a nameless button (the caller asks only for content-named roles)
 	} {
 		if got := unmnemonic(c.name, c.shown); got != c.want {
 			t.Errorf("unmnemonic(%q, %q) = %q, want %q", c.name, c.shown, got, c.want)
 		}
 	}
 	for _, c := range []struct {
-		name    string
-		suspect bool
-	}{{"_Mnemo Mnemo", true}, {"7 7", true}, {"_Check me", true}, {"Plain", false}, {"Go Stop", false}} {
-		if got := mnemonicSuspect(c.name); got != c.suspect {
-			t.Errorf("mnemonicSuspect(%q) = %v", c.name, got)
+		role, name string
+		suspect    bool
+	}{{"push button", "_Mnemo Mnemo", true}, {"push button", "7 7", true}, {"check box", "_Check me", true},
+		{"push button", "Plain", false}, {"push button", "Go Stop", false}, {"push button", "", true}, {"panel", "", false}} {
+		if got := mnemonicSuspect(c.role, c.name); got != c.suspect {
+			t.Errorf("mnemonicSuspect(%q, %q) = %v", c.role, c.name, got)
 		}
 	}
 }

@@ -956,7 +956,7 @@ func (w *walker) convert(n *node) (*platform.Node, int) {
 		out.Children = append(out.Children, kn)
 		count += kc
 	}
-	if w.bridge.mnemonicNames {
+	if w.bridge.mnemonicNames && (out.Name != "" || contentNamed[out.Role]) {
 		out.Name = unmnemonic(out.Name, shownLabel(out.Children))
 	}
 	if w.bridge.lateLabels {

@@ -1,5 +1,6 @@
-"""GTK 4 widgets whose labels use underline mnemonics, for mnemonic names (mnemonic.go): GTK 4.8
-names the buttons "_Mnemo Mnemo" and "7 7" and the check box "_Check me"."""
+"""GTK 4 widgets whose labels use underline mnemonics or markup, for mnemonic names (mnemonic.go):
+GTK 4.8 names the buttons "_Mnemo Mnemo" and "7 7" and the check box "_Check me", and leaves the
+button whose label is "x<sup>2</sup>" nameless."""
 import gi
 
 gi.require_version("Gtk", "4.0")
@@ -15,6 +16,11 @@ def activate(a):
     box.append(Gtk.Button.new_with_mnemonic("_Mnemo"))
     box.append(Gtk.Button(label="7", use_underline=True))
     box.append(Gtk.CheckButton.new_with_mnemonic("_Check me"))
+    square = Gtk.Label()
+    square.set_markup("x<sup>2</sup>")
+    markup = Gtk.Button()
+    markup.set_child(square)
+    box.append(markup)
     w.set_child(box)
     w.present()
 
