@@ -21,6 +21,8 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # (internal/platform/wayland/kwintest) run KDE's compositor on its virtual backend: kwin-wayland;
 # the GNOME adapter's (gnometest) a headless gnome-shell with mcec's extension: gnome-shell; and
 # GNOME without the extension, keys through the RemoteDesktop portal: xdg-desktop-portal-gnome.
+# The wlroots path without sway's IPC (phoctest, and the tasks' "-phoc" rows) runs on Phosh's
+# compositor: phoc.
 DESKTOP_PACKAGES := xvfb at-spi2-core dbus dbus-x11 libatk-adaptor libgail-common openbox gtk-3-examples tesseract-ocr
 # The private Wayland desktop (--desktop wayland) adds its compositor; the container image
 # (deploy/container) carries the X11 desktop only.
@@ -29,7 +31,7 @@ REACH_PACKAGES   := gir1.2-gtk-4.0 gtk-4-examples python3-pyqt5 python3-pyqt6 fe
 	libreoffice-writer libreoffice-calc libreoffice-gtk3 default-jre libatk-wrapper-java libatk-wrapper-java-jni tk8.6 \
 	qtwayland5 qt6-wayland
 TASKS_PACKAGES   := galculator zenity
-WAYLAND_TEST_PACKAGES := grim wl-clipboard kwin-wayland gnome-shell xdg-desktop-portal xdg-desktop-portal-gnome
+WAYLAND_TEST_PACKAGES := grim wl-clipboard kwin-wayland gnome-shell xdg-desktop-portal xdg-desktop-portal-gnome phoc
 TEST_PACKAGES    := $(DESKTOP_PACKAGES) $(WAYLAND_PACKAGES) x11-utils xterm python3 python3-gi gir1.2-gtk-3.0 gcc libc6-dev $(REACH_PACKAGES) $(TASKS_PACKAGES) \
 	$(WAYLAND_TEST_PACKAGES)
 # What make bench compares mcec with: pyatspi, ImageMagick (import, convert), xdotool, xwd; on

@@ -21,15 +21,15 @@ func newDoctorCmd(g *globalOptions, st *streams) *cobra.Command {
 Composite, MIT-SHM, RANDR), the window manager, the accessibility bus (and org.a11y.Status's
 IsEnabled and ScreenReaderEnabled), the applications registered on it, and every window's tree:
 which windows have none or only a skeleton, why (no bridge, accessibility switched off, still
-registering), and the fix. In a Wayland session of sway, KDE Plasma or GNOME it checks the compositor,
-what it lets mcec do and the protocols mcec uses instead of X. Without DISPLAY or
-WAYLAND_DISPLAY, or with --headless, it checks a private desktop it starts for the purpose
-(--desktop wayland: a Wayland one; --desktop kwin or gnome: KDE's or GNOME's compositor). Exit 1
-when a check fails.`,
+registering), and the fix. In a Wayland session (sway, KDE Plasma, GNOME, another wlroots
+compositor) it checks the compositor, what it lets mcec do and the protocols mcec uses instead of
+X. Without DISPLAY or WAYLAND_DISPLAY, or with --headless, it checks a private desktop it starts
+for the purpose (--desktop wayland: a Wayland one; --desktop kwin, gnome or phoc: KDE's, GNOME's
+or Phosh's compositor). Exit 1 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			target := doctor.Target{}
-			session, attach, note, serr := linux.Session(os.Getenv)
+			session, attach, note, serr := linux.Session(os.Getenv, linux.CompositorProgram)
 			switch {
 			case !g.headless && serr != nil:
 				// A Wayland session mcec cannot drive: the compositor check says so.

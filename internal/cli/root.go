@@ -120,15 +120,16 @@ agents over the Model Context Protocol (stdio or HTTP) and a plain HTTP façade.
 with one JSON envelope: {sessionId, ok, result | error, warnings}.
 
 Without DISPLAY or WAYLAND_DISPLAY (or with --headless) mcec starts its own private headless
-desktop (Xvfb, D-Bus, AT-SPI, openbox; with --desktop wayland headless sway, kwin KDE's KWin, gnome GNOME Shell instead) and stops it
-on exit. In a sway, KDE Plasma or GNOME session it attaches to the compositor.`,
+desktop (Xvfb, D-Bus, AT-SPI, openbox; with --desktop wayland headless sway, kwin KDE's KWin, gnome GNOME Shell, phoc Phosh's
+compositor instead) and stops it on exit. In a Wayland session (sway, KDE Plasma, GNOME, other wlroots compositors) it attaches
+to the compositor.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	pf := root.PersistentFlags()
 	pf.BoolVar(&g.headless, "headless", false, "start a private headless desktop even when DISPLAY is set")
 	pf.StringVar(&g.screen, "screen", "1280x800x24", "geometry of the private desktop, WxHxDEPTH")
-	pf.StringVar(&g.desktop, "desktop", envOr("MCEC_DESKTOP", "x11"), "kind of private desktop: x11 (Xvfb and openbox), wayland (headless sway), kwin (KDE's KWin on its virtual backend) or gnome (GNOME Shell headless, with mcec's extension); on the last three apps run natively on Wayland (env MCEC_DESKTOP)")
+	pf.StringVar(&g.desktop, "desktop", envOr("MCEC_DESKTOP", "x11"), "kind of private desktop: x11 (Xvfb and openbox), wayland (headless sway), kwin (KDE's KWin on its virtual backend), gnome (GNOME Shell headless, with mcec's extension) or phoc (Phosh's wlroots compositor, driven as compositors without sway's IPC are); on all but x11 apps run natively on Wayland (env MCEC_DESKTOP)")
 	pf.BoolVar(&g.xwayland, "xwayland", os.Getenv("MCEC_XWAYLAND") == "1", "on a private Wayland desktop (--desktop wayland), start Xwayland too: programs that speak only X11 run there, DISPLAY names it (env MCEC_XWAYLAND=1)")
 	pf.BoolVar(&g.noGLX, "no-glx", false, "start the private desktop's X server without GLX: about 40 MB less resident memory per desktop, for apps that need no OpenGL (docs/scale.md)")
 	pf.IntVar(&g.provisionWarm, "provision-warm", 0, "with --allow-provisioning: keep this many instances started ahead, so provision-session answers at once (each costs an idle instance's memory; docs/scale.md)")

@@ -170,7 +170,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	attach := false
 	if cfg.Desktop == nil && !cfg.Headless {
 		var note string
-		if at, attach, note, err = linux.Session(os.Getenv); err != nil {
+		if at, attach, note, err = linux.Session(os.Getenv, linux.CompositorProgram); err != nil {
 			return nil, err
 		}
 		if note != "" {
@@ -193,6 +193,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		display, bus, d.env = d.Private.Display(), d.Private.DBusAddress(), d.Private.Env()
 		wayland, sway = d.Private.WaylandSocket(), d.Private.SwaySocket()
 		kwin, gnome = d.Private.Kind() == headless.KWin, d.Private.Kind() == headless.GNOME
+		toplevels = d.Private.Kind() == headless.Phoc
 		if kwin {
 			kwinConfig = d.Private.ConfigHome()
 		}

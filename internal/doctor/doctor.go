@@ -86,6 +86,7 @@ func Run(ctx context.Context, t Target) Report {
 	if t.Wayland != "" || t.Private && t.Kind.IsWayland() {
 		t.KWin = t.KWin || t.Kind == headless.KWin
 		t.GNOME = t.GNOME || t.Kind == headless.GNOME
+		t.Toplevels = t.Toplevels || t.Kind == headless.Phoc
 		r.Wayland = t.Wayland
 		runWayland(ctx, t, add)
 		return r
@@ -132,6 +133,8 @@ func programsFor(kind headless.Kind, private bool) Check {
 			server = "kwin_wayland, dbus-daemon and at-spi-bus-launcher"
 		case headless.GNOME:
 			server = "gnome-shell, unshare, dbus-daemon and at-spi-bus-launcher"
+		case headless.Phoc:
+			server = "phoc, dbus-daemon and at-spi-bus-launcher"
 		}
 		return Check{Name: "programs", Status: OK, Detail: server + " are installed"}
 	}

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 	"github.com/mcec/mcec/internal/gnomeext"
 	"github.com/mcec/mcec/internal/headless"
 	"github.com/mcec/mcec/internal/platform/linux"
+	"github.com/mcec/mcec/internal/platform/wayland"
 	"github.com/mcec/mcec/internal/portal"
+	"github.com/mcec/mcec/internal/procname"
 	"github.com/mcec/mcec/internal/sysload"
 	"github.com/mcec/mcec/internal/wayland/gnome"
 	"github.com/mcec/mcec/internal/wayland/kwin"
@@ -53,6 +56,8 @@ func runWayland(ctx context.Context, t Target, add func(Check)) {
 		kind = headless.KWin
 	case t.GNOME:
 		kind = headless.GNOME
+	case t.Private && t.Kind == headless.Phoc:
+		kind = headless.Phoc
 	}
 	add(programsFor(kind, t.Private))
 	if t.Private && t.Wayland == "" {
@@ -99,10 +104,18 @@ func runWayland(ctx context.Context, t Target, add func(Check)) {
 	add(windowTrees(ctx, linux.Config{Wayland: t.Wayland, Sway: t.Sway, DBusAddress: t.DBusAddress}))
 }
 
-// toplevelsLimits is what driving a compositor through the wlroots protocols alone costs.
-const toplevelsLimits = "wlr-foreign-toplevel tells neither where a window is nor which process owns it: " +
-	"owners are found by their titles on the accessibility bus, elements have bounds only in fullscreen windows " +
-	"(pointer actions on others fail compositor-unsupported; invoke, keys and pixels work), and windows cannot be moved or resized"
+// toplevelsLimits is what driving a compositor through the wlroots protocols alone costs; where
+// the compositor draws fullscreen windows off their output's corner, no window has a place.
+func toplevelsLimits(program string) string {
+	placed := "elements have bounds only in fullscreen windows (pointer actions on others fail compositor-unsupported"
+	if !wayland.PlacesFullscreen(program) {
+		placed = "elements have no bounds, as " + program + " draws even fullscreen windows off their output's corner " +
+			"(pointer actions on them fail compositor-unsupported"
+	}
+	return "wlr-foreign-toplevel tells neither where a window is nor which process owns it: " +
+		"owners are found by their titles on the accessibility bus, " + placed + "; invoke, keys, pixels and clicks at screen coordinates work), " +
+		"and windows cannot be moved or resized"
+}
 
 // runToplevels checks a wlroots compositor without sway's IPC: wlr-foreign-toplevel and the
 // other protocols mcec uses, the accessibility bus and every window's tree.
@@ -117,9 +130,7 @@ func runToplevels(ctx context.Context, t Target, add func(Check)) {
 	}
 	name := orUnknown(os.Getenv("XDG_CURRENT_DESKTOP"))
 	if pid, err := wl.CompositorPID(); err == nil {
-		if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil {
-			name = strings.TrimSpace(string(comm))
-		}
+		name = cmp.Or(procname.Of(pid), name)
 	}
 	has := wl.Has("zwlr_foreign_toplevel_manager_v1")
 	wl.Close()
@@ -130,7 +141,7 @@ func runToplevels(ctx context.Context, t Target, add func(Check)) {
 				"run mcec with --headless (its own desktop), or set DISPLAY to the session's XWayland display for X11 programs"})
 		return
 	}
-	add(Check{Name: "compositor", Status: Warn, Detail: name + ", through wlr-foreign-toplevel: " + toplevelsLimits,
+	add(Check{Name: "compositor", Status: Warn, Detail: name + ", through wlr-foreign-toplevel: " + toplevelsLimits(name),
 		Fix: "for windows with places, run mcec on sway, KWin or GNOME Shell, or its own desktop (--headless --desktop wayland)"})
 	add(protocols(ctx, t.Wayland, waylandProtocols, "use a wlroots compositor that offers them"))
 	add(a11yBus(ctx, t.DBusAddress))

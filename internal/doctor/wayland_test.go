@@ -91,8 +91,9 @@ func TestGNOME(t *testing.T) {
 }
 
 // TestToplevels: on a wlroots compositor driven through its protocols alone (sway here, as
-// Hyprland would be), doctor names the compositor's program and warns of what wlr-foreign-toplevel
-// does not tell; on one without the protocol (KWin), it fails and says what mcec drives.
+// Hyprland would be, and phoc), doctor names the compositor's program and warns of what
+// wlr-foreign-toplevel does not tell; on one without the protocol (KWin), it fails and says what
+// mcec drives.
 func TestToplevels(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -113,6 +114,30 @@ func TestToplevels(t *testing.T) {
 	if r.Failed() {
 		t.Errorf("sway through its protocols failed: %+v", r.Checks)
 	}
+	if !strings.Contains(got["compositor"].Detail, "bounds only in fullscreen windows") {
+		t.Errorf("sway through its protocols: compositor %+v does not say fullscreen windows are placed", got["compositor"])
+	}
+
+	// phoc, on its private desktop as doctor --headless --desktop phoc checks it: no window has
+	// a place there, not even a fullscreen one.
+	ph, err := headless.Start(ctx, headless.Options{Kind: headless.Phoc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = doctor.Run(ctx, doctor.Target{Private: true, Kind: headless.Phoc, Wayland: ph.WaylandSocket(), DBusAddress: ph.DBusAddress()})
+	ph.Stop()
+	got = statuses(r)
+	if c := got["compositor"]; c.Status != doctor.Warn || !strings.HasPrefix(c.Detail, "phoc, through wlr-foreign-toplevel") ||
+		!strings.Contains(c.Detail, "draws even fullscreen windows off") {
+		t.Errorf("phoc: compositor %+v", c)
+	}
+	if c := got["programs"]; c.Status != doctor.OK || !strings.Contains(c.Detail, "phoc") {
+		t.Errorf("phoc: programs %+v", c)
+	}
+	if r.Failed() {
+		t.Errorf("phoc failed: %+v", r.Checks)
+	}
+
 	kw, err := headless.Start(ctx, headless.Options{Kind: headless.KWin})
 	if err != nil {
 		t.Fatal(err)

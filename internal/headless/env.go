@@ -45,7 +45,7 @@ func desktopEnv(base []string, display, busAddress, runtimeDir string) []string 
 // Wayland (DISPLAY unset, every toolkit's Wayland backend picked) and publish their trees.
 // WAYLAND_DISPLAY is the socket's name in the runtime directory, the form every toolkit reads.
 // xdisplay, when set, is the compositor's Xwayland: DISPLAY names it. desktop is what
-// XDG_CURRENT_DESKTOP says ("sway", "KDE", "GNOME").
+// XDG_CURRENT_DESKTOP says ("sway", "KDE", "GNOME", "Phosh:GNOME").
 func waylandEnv(base []string, desktop, waylandSocket, swaySocket, xdisplay, busAddress, runtimeDir string) []string {
 	set := [][2]string{
 		{"WAYLAND_DISPLAY", filepath.Base(waylandSocket)},

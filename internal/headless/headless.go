@@ -1,6 +1,6 @@
 // Package headless starts and stops a private desktop: either X11 (Xvfb on a
 // free display and openbox) or Wayland (headless sway, sway.go; KDE's KWin,
-// kwin.go; GNOME Shell with mcec's extension, gnome.go), each with a private
+// kwin.go; GNOME Shell with mcec's extension, gnome.go; Phosh's phoc, phoc.go), each with a private
 // D-Bus session bus and the AT-SPI bus launcher.
 // Everything runs under a private XDG_RUNTIME_DIR, so desktops started
 // concurrently (tests in parallel packages, provisioned sessions) never
@@ -39,10 +39,11 @@ const (
 	Wayland Kind = "wayland" // headless sway
 	KWin    Kind = "kwin"    // KDE's kwin_wayland on its virtual backend (kwin.go)
 	GNOME   Kind = "gnome"   // gnome-shell, headless, with mcec's extension (gnome.go)
+	Phoc    Kind = "phoc"    // Phosh's wlroots compositor, without sway's IPC (phoc.go)
 )
 
 // IsWayland reports whether the desktop is a Wayland compositor.
-func (k Kind) IsWayland() bool { return k == Wayland || k == KWin || k == GNOME }
+func (k Kind) IsWayland() bool { return k == Wayland || k == KWin || k == GNOME || k == Phoc }
 
 // ParseKind reads a --desktop value ("" is X11, the default).
 func ParseKind(s string) (Kind, error) {
@@ -55,8 +56,10 @@ func ParseKind(s string) (Kind, error) {
 		return KWin, nil
 	case GNOME:
 		return GNOME, nil
+	case Phoc:
+		return Phoc, nil
 	}
-	return "", fmt.Errorf("unknown desktop %q: want x11, wayland, kwin or gnome", s)
+	return "", fmt.Errorf("unknown desktop %q: want x11, wayland, kwin, gnome or phoc", s)
 }
 
 // Options configure Start. The zero value is a 1280x800x24 X11 desktop with a
@@ -210,7 +213,9 @@ func (d *Desktop) start(ctx context.Context, opts Options) error {
 
 	switch d.kind {
 	case Wayland:
-		return d.startWayland(ctx, opts, step)
+		return d.startWayland(ctx, opts, step, "sway", d.startSway)
+	case Phoc:
+		return d.startWayland(ctx, opts, step, phocDesktopNames, d.startPhoc)
 	case KWin:
 		return d.startKWinDesktop(ctx, opts, step)
 	case GNOME:
@@ -254,19 +259,20 @@ func (d *Desktop) start(ctx context.Context, opts Options) error {
 	return <-wmErr
 }
 
-// startWayland runs Start's steps for a Wayland desktop: the compositor, then the buses. The
-// compositor is its own window manager.
-func (d *Desktop) startWayland(ctx context.Context, opts Options, step func(string)) error {
+// startWayland runs Start's steps for a wlroots desktop (sway, phoc): the compositor, then the
+// buses. The compositor is its own window manager; desktop is what XDG_CURRENT_DESKTOP says.
+func (d *Desktop) startWayland(ctx context.Context, opts Options, step func(string), desktop string,
+	startCompositor func(context.Context, Options) error) error {
 	step(StepCompositor)
-	if err := d.startSway(ctx, opts); err != nil {
+	if err := startCompositor(ctx, opts); err != nil {
 		return err
 	}
-	d.env = waylandEnv(os.Environ(), "sway", d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.sessionBusSocket(), d.dir)
+	d.env = waylandEnv(os.Environ(), desktop, d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.sessionBusSocket(), d.dir)
 	step(StepSessionBus)
 	if err := d.startSessionBus(ctx); err != nil {
 		return err
 	}
-	d.env = waylandEnv(os.Environ(), "sway", d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.busAddr, d.dir)
+	d.env = waylandEnv(os.Environ(), desktop, d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.busAddr, d.dir)
 	step(StepA11yBus)
 	return d.startA11y(ctx)
 }

@@ -29,6 +29,7 @@ var requirements = []requirement{
 	{"sway", "sway", nil, Wayland},
 	{"kwin_wayland", "kwin-wayland", nil, KWin},
 	{"gnome-shell", "gnome-shell", nil, GNOME},
+	{"phoc", "phoc", nil, Phoc},
 	{"unshare", "util-linux", nil, GNOME},
 }
 

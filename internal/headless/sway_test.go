@@ -93,7 +93,7 @@ func TestWaylandCheckSeesCompositorGone(t *testing.T) {
 }
 
 func TestParseKind(t *testing.T) {
-	for in, want := range map[string]Kind{"": X11, "x11": X11, "X11": X11, "wayland": Wayland} {
+	for in, want := range map[string]Kind{"": X11, "x11": X11, "X11": X11, "wayland": Wayland, "kwin": KWin, "gnome": GNOME, "phoc": Phoc} {
 		if got, err := ParseKind(in); err != nil || got != want {
 			t.Errorf("ParseKind(%q) = %q, %v; want %q", in, got, err, want)
 		}

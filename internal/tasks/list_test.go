@@ -39,7 +39,22 @@ func tasks() []*task {
 	list = append(list, bridgeTasks()...)
 	list = append(list, pixelTasks()...)
 	list = append(list, onWayland(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
-	return append(list, onWlroots(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
+	list = append(list, onWlroots(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
+	return append(list, onPhoc(list, "gtk3-form", "qt5-confirm-dialog")...)
+}
+
+// onPhoc makes the tasks named run on a private phoc desktop (Phosh's wlroots compositor, which
+// speaks no sway IPC): tasks of their own, named "…-phoc", in the quick subset where the X11 task
+// is. Only tasks that read their result back from the application, not from its pixels, can run
+// there (no tool outside mcec says where phoc's windows are).
+func onPhoc(list []*task, names ...string) []*task {
+	out := onWayland(list, names...)
+	for _, w := range out {
+		w.name = strings.TrimSuffix(w.name, "-wayland") + "-phoc"
+		w.toolkit = strings.TrimSuffix(w.toolkit, " (Wayland)") + " (phoc)"
+		w.desktop = headless.Phoc
+	}
+	return out
 }
 
 // onWlroots makes the tasks named run on the private sway desktop driven as Hyprland, labwc and

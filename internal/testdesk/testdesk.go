@@ -34,6 +34,7 @@ import (
 	"github.com/mcec/mcec/internal/wayland/gnome"
 	"github.com/mcec/mcec/internal/wayland/kwin"
 	"github.com/mcec/mcec/internal/wayland/swayipc"
+	"github.com/mcec/mcec/internal/wayland/wlclient"
 )
 
 // desk is set by Main before any test runs and only read afterwards.
@@ -57,6 +58,9 @@ func MainKWin(m *testing.M) int { return run(m, headless.KWin) }
 
 // MainGNOME is Main on a private GNOME Shell desktop with mcec's extension (headless.GNOME).
 func MainGNOME(m *testing.M) int { return run(m, headless.GNOME) }
+
+// MainPhoc is Main on a private phoc desktop (Phosh's wlroots compositor, headless.Phoc).
+func MainPhoc(m *testing.M) int { return run(m, headless.Phoc) }
 
 func run(m *testing.M, kind headless.Kind) int {
 	if miss := headless.MissingFor(kind); len(miss) > 0 {
@@ -285,6 +289,9 @@ func WaitWindow(t testing.TB, pid int, timeout time.Duration) uint32 {
 	case headless.GNOME:
 		waitGNOMEWindow(t, pid, timeout)
 		return 0
+	case headless.Phoc:
+		waitToplevel(t, pid, timeout)
+		return 0
 	}
 	// headless (through internal/xgbext) has already silenced xgb's logger.
 	x, err := xgb.NewConnDisplay(Desktop().Display())
@@ -328,6 +335,13 @@ func WaitWindow(t testing.TB, pid int, timeout time.Duration) uint32 {
 // on the AT-SPI registry and has at least one child (its frame).
 func WaitAccessible(t testing.TB, pid int, timeout time.Duration) {
 	t.Helper()
+	waitFrameNames(t, pid, timeout)
+}
+
+// waitFrameNames waits until an application of process pid is registered on the AT-SPI
+// registry with at least one child, and returns its children's names (its windows' titles).
+func waitFrameNames(t testing.TB, pid int, timeout time.Duration) []string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	a11y, err := dbus.Connect(Desktop().A11yAddress(), dbus.WithContext(ctx))
@@ -335,14 +349,16 @@ func WaitAccessible(t testing.TB, pid int, timeout time.Duration) {
 		t.Fatalf("testdesk: a11y bus: %v", err)
 	}
 	defer a11y.Close()
+	type ref struct {
+		Name string
+		Path dbus.ObjectPath
+	}
+	var names []string
 	WaitFor(t, timeout, fmt.Sprintf("pid %d has no accessible application with a child", pid), func() bool {
 		// Each round is bounded: an app that is still starting may not answer yet.
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		var apps []struct {
-			Name string
-			Path dbus.ObjectPath
-		}
+		var apps []ref
 		err := a11y.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root").
 			CallWithContext(cctx, "org.a11y.atspi.Accessible.GetChildren", 0).Store(&apps)
 		if err != nil {
@@ -354,14 +370,44 @@ func WaitAccessible(t testing.TB, pid int, timeout time.Duration) {
 			if err != nil || int(p) != pid {
 				continue
 			}
-			var n dbus.Variant
-			err = a11y.Object(app.Name, app.Path).CallWithContext(cctx, "org.freedesktop.DBus.Properties.Get", 0,
-				"org.a11y.atspi.Accessible", "ChildCount").Store(&n)
-			if c, ok := n.Value().(int32); err == nil && ok && c > 0 {
-				return true
+			var frames []ref
+			err = a11y.Object(app.Name, app.Path).CallWithContext(cctx, "org.a11y.atspi.Accessible.GetChildren", 0).Store(&frames)
+			if err != nil || len(frames) == 0 {
+				continue
 			}
+			names = names[:0]
+			for _, f := range frames {
+				var n dbus.Variant
+				err := a11y.Object(f.Name, f.Path).CallWithContext(cctx, "org.freedesktop.DBus.Properties.Get", 0,
+					"org.a11y.atspi.Accessible", "Name").Store(&n)
+				if name, ok := n.Value().(string); err == nil && ok {
+					names = append(names, name)
+				}
+			}
+			return true
 		}
 		return false
+	})
+	return names
+}
+
+// waitToplevel waits until a wlroots compositor lists, through wlr-foreign-toplevel, a window
+// titled as one of pid's accessible frames: the protocol tells no pid, and the backend finds a
+// window's owner by that title.
+func waitToplevel(t testing.TB, pid int, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	names := waitFrameNames(t, pid, timeout)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	wl, err := wlclient.Dial(ctx, Desktop().WaylandSocket())
+	if err != nil {
+		t.Fatalf("testdesk: wayland: %v", err)
+	}
+	defer wl.Close()
+	WaitFor(t, time.Until(deadline), fmt.Sprintf("no toplevel titled as pid %d's frames %q", pid, names), func() bool {
+		tops, err := wl.Toplevels(ctx)
+		return err == nil && slices.ContainsFunc(tops, func(tl wlclient.Toplevel) bool { return slices.Contains(names, tl.Title) })
 	})
 }
 

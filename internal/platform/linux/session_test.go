@@ -22,30 +22,45 @@ func TestSession(t *testing.T) {
 		return func(k string) string { return m[k] }
 	}
 	for _, tt := range []struct {
-		name   string
-		getenv func(string) string
-		want   Config
-		ok     bool
-		err    string
+		name       string
+		getenv     func(string) string
+		compositor string // the program on the Wayland socket ("": unknown)
+		want       Config
+		ok         bool
+		err        string
 	}{
-		{"nothing: a private desktop", env(), Config{}, false, ""},
-		{"X11", env("DISPLAY", ":3"), Config{Display: ":3"}, true, ""},
-		{"sway", env("WAYLAND_DISPLAY", "wayland-1", "SWAYSOCK", "/run/s.sock", "DISPLAY", ":0"),
+		{"nothing: a private desktop", env(), "", Config{}, false, ""},
+		{"X11", env("DISPLAY", ":3"), "", Config{Display: ":3"}, true, ""},
+		{"sway", env("WAYLAND_DISPLAY", "wayland-1", "SWAYSOCK", "/run/s.sock", "DISPLAY", ":0"), "sway",
 			Config{Wayland: filepath.Join(runtime, "wayland-1"), Sway: "/run/s.sock"}, true, ""},
-		{"sway, absolute socket", env("WAYLAND_DISPLAY", "/x/wl", "SWAYSOCK", "/run/s.sock"), Config{Wayland: "/x/wl", Sway: "/run/s.sock"}, true, ""},
-		{"KDE Plasma: KWin", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "KDE"),
+		{"sway, absolute socket", env("WAYLAND_DISPLAY", "/x/wl", "SWAYSOCK", "/run/s.sock"), "", Config{Wayland: "/x/wl", Sway: "/run/s.sock"}, true, ""},
+		{"KDE Plasma: KWin", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "KDE"), "",
 			Config{Wayland: filepath.Join(runtime, "wayland-0"), KWin: true}, true, ""},
 		{"GNOME: its Shell, and XWayland kept for when mcec's extension is missing",
-			env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "ubuntu:GNOME"),
+			env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "ubuntu:GNOME"), "",
 			Config{Display: ":0", Wayland: filepath.Join(runtime, "wayland-0"), GNOME: true}, true, ""},
 		{"another wlroots compositor: its protocols, and XWayland kept for when it lacks them",
-			env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "Hyprland"),
+			env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "Hyprland"), "",
 			Config{Display: ":0", Wayland: filepath.Join(runtime, "wayland-0"), Toplevels: true}, true, ""},
-		{"another compositor without XWayland", env("WAYLAND_DISPLAY", "wayland-0", "XDG_CURRENT_DESKTOP", "Hyprland"),
+		{"another compositor without XWayland", env("WAYLAND_DISPLAY", "wayland-0", "XDG_CURRENT_DESKTOP", "Hyprland"), "",
 			Config{Wayland: filepath.Join(runtime, "wayland-0"), Toplevels: true}, true, ""},
+		{"Phosh names GNOME, but phoc serves: its protocols", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0", "XDG_CURRENT_DESKTOP", "Phosh:GNOME"),
+			"phoc", Config{Display: ":0", Wayland: filepath.Join(runtime, "wayland-0"), Toplevels: true}, true, ""},
+		{"GNOME named, another compositor serving", env("WAYLAND_DISPLAY", "wayland-0", "XDG_CURRENT_DESKTOP", "Budgie:GNOME"),
+			"labwc", Config{Wayland: filepath.Join(runtime, "wayland-0"), Toplevels: true}, true, ""},
+		{"KWin by its program, with no desktop named", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0"),
+			"kwin_wayland_wrapper", Config{Wayland: filepath.Join(runtime, "wayland-0"), KWin: true}, true, ""},
+		{"GNOME Shell by its program, with no desktop named", env("WAYLAND_DISPLAY", "wayland-0", "DISPLAY", ":0"),
+			"gnome-shell", Config{Display: ":0", Wayland: filepath.Join(runtime, "wayland-0"), GNOME: true}, true, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok, _, err := Session(tt.getenv)
+			compositor := func(socket string) string {
+				if socket != filepath.Join(runtime, "wayland-0") && socket != filepath.Join(runtime, "wayland-1") && socket != "/x/wl" {
+					t.Errorf("compositor asked about %s, not the session's socket", socket)
+				}
+				return tt.compositor
+			}
+			got, ok, _, err := Session(tt.getenv, compositor)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err %v, want one naming %s", err, tt.err)
@@ -64,7 +79,7 @@ func TestSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	got, ok, _, err := Session(env("WAYLAND_DISPLAY", "wayland-1"))
+	got, ok, _, err := Session(env("WAYLAND_DISPLAY", "wayland-1"), nil)
 	if err != nil || !ok || got.Sway != l.Addr().String() {
 		t.Errorf("Session without SWAYSOCK = %+v, %v, %v; want sway at %s", got, ok, err, l.Addr())
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/mcec/mcec/internal/platform"
 	"github.com/mcec/mcec/internal/platform/linux"
 	"github.com/mcec/mcec/internal/platform/platformtest"
+	"github.com/mcec/mcec/internal/platform/wayland/wlrtest"
 	"github.com/mcec/mcec/internal/testdesk"
 )
 
@@ -117,18 +118,22 @@ func TestTypeAnyCharacter(t *testing.T) {
 // sceneWindow waits for the scene's main window of process pid, listed with its owner.
 func sceneWindow(ctx context.Context, t *testing.T, d *linux.Desktop, pid int) platform.Window {
 	t.Helper()
-	var win platform.Window
-	testdesk.WaitFor(t, 10*time.Second, "no scene window with its owner", func() bool {
-		ws, err := d.Windows(ctx)
-		for _, w := range ws {
-			if err == nil && w.ProcessID == pid && w.Title == platformtest.Title {
-				win = w
-				return true
-			}
+	return wlrtest.SceneWindow(ctx, t, d, pid)
+}
+
+func findNode(n *platform.Node, role, name string) *platform.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Role == role && n.Name == name {
+		return n
+	}
+	for _, k := range n.Children {
+		if f := findNode(k, role, name); f != nil {
+			return f
 		}
-		return false
-	})
-	return win
+	}
+	return nil
 }
 
 func findRole(n *platform.Node, role string) *platform.Node {

@@ -20,7 +20,9 @@ import (
 // windows, their state and the requests to activate, minimize, maximize and restore them,
 // wlr-screencopy for pixels. The protocol tells neither where a window is nor which process
 // owns it, so:
-//   - a window's Bounds are empty, except a fullscreen one on one output, which covers it;
+//   - a window's Bounds are empty, except a fullscreen one on one output, which covers it, on
+//     compositors that put a fullscreen window's geometry at its output's corner (not phoc:
+//     misplacesFullscreen);
 //   - move and resize fail ErrCompositorUnsupported: no protocol lets a client place another's
 //     window;
 //   - the pid is left to internal/platform/linux, which finds it among the accessibility bus's
@@ -35,7 +37,22 @@ import (
 type toplevels struct {
 	wl   *wlclient.Client
 	name string // the compositor's program name, from the socket's peer
+	// fullscreenUnplaced: the compositor does not put a fullscreen window at its output's
+	// corner (misplacesFullscreen), so no window has a known place.
+	fullscreenUnplaced bool
 }
+
+// misplacesFullscreen names the compositors known to draw a fullscreen window elsewhere than
+// at its output's corner, where mcec would place it. phoc 0.24 (Phosh's, with a renderer of its
+// own) keeps a GTK 3 window that entered fullscreen at the offset of the client-side shadow it
+// had (26, 23): a click at a button's centre by the output's corner lands on the label above.
+// Compositors built on wlroots' scene graph (labwc, river, Wayfire 0.8 …) place a surface by its
+// window geometry, as sway does; those are not measured here.
+var misplacesFullscreen = []string{"phoc"}
+
+// PlacesFullscreen reports whether mcec places a fullscreen window, and its elements, at its
+// output's corner on the compositor whose program is named so (misplacesFullscreen).
+func PlacesFullscreen(program string) bool { return !slices.Contains(misplacesFullscreen, program) }
 
 func dialToplevels(wl *wlclient.Client) (*toplevels, error) {
 	if !wl.Has("zwlr_foreign_toplevel_manager_v1") {
@@ -47,6 +64,7 @@ func dialToplevels(wl *wlclient.Client) (*toplevels, error) {
 	if pid, err := wl.CompositorPID(); err == nil {
 		t.name = cmp.Or(procname.Of(pid), t.name)
 	}
+	t.fullscreenUnplaced = !PlacesFullscreen(t.name)
 	return t, nil
 }
 
@@ -81,6 +99,9 @@ func (t *toplevels) Windows(ctx context.Context) ([]platform.Window, error) {
 	for _, tl := range tops {
 		seqOf[tl.ID] = tl.Seq
 	}
+	if t.fullscreenUnplaced {
+		outs = nil
+	}
 	out := make([]platform.Window, 0, len(tops))
 	for _, tl := range tops {
 		out = append(out, describeToplevel(tl, seqOf, outs))
@@ -89,7 +110,8 @@ func (t *toplevels) Windows(ctx context.Context) ([]platform.Window, error) {
 }
 
 // describeToplevel turns a foreign toplevel into a platform window; seqOf maps the handles'
-// object ids to their Seq (for the parent).
+// object ids to their Seq (for the parent). A fullscreen window covers its output among outs
+// (none: its place is not trusted).
 func describeToplevel(t wlclient.Toplevel, seqOf map[uint32]uint32, outs []wlclient.Output) platform.Window {
 	w := platform.Window{
 		Handle: t.Seq, Title: t.Title, ClassName: t.AppID,
@@ -233,14 +255,22 @@ func (t *toplevels) CaptureWindow(ctx context.Context, handle uint32) (platform.
 		return platform.WindowCapture{}, err
 	}
 	if w.Bounds.Empty() {
-		return platform.WindowCapture{}, fmt.Errorf("%w: %s does not tell where window %d %q is (wlr-foreign-toplevel has no geometry); "+
-			"capture the screen or a region of it instead", platform.ErrCompositorUnsupported, t.name, handle, w.Title)
+		return platform.WindowCapture{}, fmt.Errorf("%w: %s does not tell where window %d %q is (%s); "+
+			"capture the screen or a region of it instead", platform.ErrCompositorUnsupported, t.name, handle, w.Title, t.unplacedWhy(w))
 	}
 	img, err := t.CaptureRect(ctx, w.Bounds)
 	if err != nil {
 		return platform.WindowCapture{}, err
 	}
 	return platform.WindowCapture{Image: img}, nil
+}
+
+// unplacedWhy says why window w has no place.
+func (t *toplevels) unplacedWhy(w platform.Window) string {
+	if w.Fullscreen && t.fullscreenUnplaced {
+		return "it draws fullscreen windows off their output's corner"
+	}
+	return "wlr-foreign-toplevel has no geometry"
 }
 
 // Origin places a fullscreen window's extents, by the rules sway's windows follow (origin.go);
