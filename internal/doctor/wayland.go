@@ -79,7 +79,7 @@ func runWayland(ctx context.Context, t Target, add func(Check)) {
 		add(Check{Name: "compositor", Status: Fail,
 			Detail: fmt.Sprintf("the Wayland session of %s has no sway IPC (SWAYSOCK): native Wayland windows cannot be listed, captured or driven",
 				orUnknown(os.Getenv("XDG_CURRENT_DESKTOP"))),
-			Fix: "mcec drives sway (and compositors that speak its IPC) and KDE's KWin; GNOME and other compositors are not supported yet. " +
+			Fix: "mcec drives sway (and compositors that speak its IPC), KDE's KWin, GNOME Shell with mcec's extension and wlroots compositors through wlr-foreign-toplevel. " +
 				"Run mcec with --headless (its own desktop, --desktop wayland for a Wayland one), or set DISPLAY to the session's XWayland display for X11 programs"})
 		return
 	}
