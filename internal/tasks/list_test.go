@@ -38,7 +38,13 @@ func tasks() []*task {
 	list = append(list, officeTasks()...)
 	list = append(list, bridgeTasks()...)
 	list = append(list, pixelTasks()...)
-	list = append(list, onWayland(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
+	wayland := onWayland(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog", "calc-cell-csv", "writer-bold-save", "calc-formula")
+	for _, w := range wayland {
+		// LibreOffice places its cells unlike on X11 (atspi/vcl.go): a click by a cell's name on
+		// Wayland is in make test.
+		w.short = w.short || w.name == "calc-cell-csv-wayland"
+	}
+	list = append(list, wayland...)
 	list = append(list, onWlroots(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
 	return append(list, onPhoc(list, "gtk3-form", "qt5-confirm-dialog")...)
 }

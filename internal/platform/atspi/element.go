@@ -357,11 +357,11 @@ func (c *Client) Subtree(ctx context.Context, ref string, limits platform.TreeLi
 		}
 	}
 	if err == nil && b.vclShift && !limits.Lean {
-		s, err := c.treeShift(ctx, o.n.ref)
+		s, inRoot, err := c.treeShift(ctx, o.n.ref)
 		if err != nil {
 			return platform.Tree{}, err
 		}
-		shiftTree(t.Root, s)
+		shiftTree(t.Root, s, inRoot)
 	}
 	return t, err
 }

@@ -335,11 +335,21 @@ func (c *Client) originOf(ctx context.Context, r objRef) (*platform.Point, uint3
 	}
 	c.mu.Lock()
 	pf, ok := c.frames[cur]
-	handle := pf.handle
 	c.mu.Unlock()
+	if !ok && c.knownBridge(cur.Bus).vclShift {
+		// LibreOffice: its VCL objects' parents lead to VCL's own frame of the window, which a
+		// walk never reaches; GTK's frame of the same name is the one placed (vcl.go).
+		if f, found := c.gtkFrameOf(ctx, cur); found {
+			cur = f
+			c.mu.Lock()
+			pf, ok = c.frames[cur]
+			c.mu.Unlock()
+		}
+	}
 	if !ok {
 		return nil, 0, nil
 	}
+	handle := pf.handle
 	w, err := c.opts.Window(ctx, handle)
 	if err != nil || w.Bounds.Empty() {
 		return nil, 0, nil // gone, or its place is not known (any more)

@@ -217,7 +217,7 @@ func (c *Client) treeOnce(ctx context.Context, win platform.Window, limits platf
 		if serr != nil {
 			return platform.Tree{}, false, serr
 		}
-		shiftTree(t.Root, s)
+		shiftTree(t.Root, s, false)
 	}
 	if err == nil && bestW.bridge.relative && bestW.origin != nil && c.opts.Popups != nil && !limits.Lean {
 		// GTK 4's popovers: placed where their surfaces are (popups.go).

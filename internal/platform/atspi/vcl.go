@@ -21,7 +21,14 @@ import (
 //
 // So within a LibreOffice frame with a showing native menu bar, cells move down by the menu
 // bar's height and other VCL objects by the distance from the root pane's top to the menu bar's
-// bottom; the frame and the native menus (which report their true place) stay.
+// bottom; the frame, the native menus and the other GTK widgets outside the root pane (the
+// menu bar's "Close Document" button, the containers around the root pane), which report their
+// true place, stay.
+//
+// On Wayland (measured with LibreOffice 7.4 on sway) cells follow the root pane like everything
+// else: a window whose root pane was reported at the menu bar's bottom had its cell C3 reported
+// where it was drawn (window y 201), and one whose root pane lay over the menu bar reported C3 a
+// menu bar's height (26) above where it was drawn. So there cells move by the root pane's error.
 
 // vclShiftTTL bounds how long a frame's measured shift is reused: LibreOffice moves its root
 // pane (and with it every VCL object's report) when it lays the window out again (the first
@@ -159,6 +166,9 @@ func (c *Client) measureShift(ctx context.Context, frame objRef) (vclShift, erro
 	if root != nil {
 		s.rest = max(0, bar.Y+bar.Height-root.Y)
 	}
+	if c.opts.WindowLocal {
+		s.cell = s.rest
+	}
 	return s, nil
 }
 
@@ -188,17 +198,20 @@ func (c *Client) shownRect(ctx context.Context, r objRef) (*platform.Rect, error
 }
 
 // vclShiftOf returns the shift for the object r of a LibreOffice application: up its parents to
-// its frame (none when it lies in a native menu).
+// its frame (none when it lies in a native menu, or outside the root pane: a GTK widget).
 func (c *Client) vclShiftOf(ctx context.Context, r objRef) (vclShift, error) {
 	cur := r
+	inRoot := false
 	for range maxAncestors {
 		role, _, err := c.kind(ctx, cur)
 		if err != nil {
 			return vclShift{}, nil
 		}
-		if name, _ := roleName(role); nativeMenuRoles[name] && name != "frame" {
+		name, _ := roleName(role)
+		if nativeMenuRoles[name] && name != "frame" {
 			return vclShift{}, nil
 		}
+		inRoot = inRoot || name == "root pane"
 		var parent objRef
 		f, err := c.property(ctx, cur.Bus, cur.Path, ifAccessible, "Parent", &parent)
 		if err != nil {
@@ -208,8 +221,8 @@ func (c *Client) vclShiftOf(ctx context.Context, r objRef) (vclShift, error) {
 			return vclShift{}, nil
 		}
 		if parent.null() || parent.Path == appRoot {
-			if cur == r {
-				return vclShift{}, nil // the frame itself
+			if cur == r || !inRoot {
+				return vclShift{}, nil // the frame itself, or a GTK widget beside the root pane
 			}
 			return c.topShift(ctx, cur)
 		}
@@ -227,13 +240,23 @@ func (c *Client) topShift(ctx context.Context, top objRef) (vclShift, error) {
 	if err != nil || s != (vclShift{}) {
 		return s, err
 	}
+	if f, ok := c.gtkFrameOf(ctx, top); ok {
+		return c.frameShift(ctx, f)
+	}
+	return s, nil
+}
+
+// gtkFrameOf finds the application's frame named as VCL's own frame top (which reports no
+// parent and is not among the application's children): GTK's frame of the same window, the one
+// a walk places and that holds the native menu bar.
+func (c *Client) gtkFrameOf(ctx context.Context, top objRef) (objRef, bool) {
 	var name string
 	if _, err := c.property(ctx, top.Bus, top.Path, ifAccessible, "Name", &name); err != nil || name == "" {
-		return s, nil
+		return objRef{}, false
 	}
 	call, _, err := c.call(ctx, top.Bus, appRoot, ifAccessible+".GetChildren")
 	if err != nil {
-		return s, nil
+		return objRef{}, false
 	}
 	var frames []objRef
 	_ = call.Store(&frames)
@@ -243,40 +266,45 @@ func (c *Client) topShift(ctx context.Context, top objRef) (vclShift, error) {
 		}
 		var fname string
 		if _, err := c.property(ctx, f.Bus, f.Path, ifAccessible, "Name", &fname); err == nil && fname == name {
-			return c.frameShift(ctx, f)
+			return f, true
 		}
 	}
-	return s, nil
+	return objRef{}, false
 }
 
-// treeShift returns the shift for a walk rooted at r: its frame's when r is a frame.
-func (c *Client) treeShift(ctx context.Context, r objRef) (vclShift, error) {
+// treeShift returns the shift for a walk rooted at r: its frame's when r is a frame, and
+// whether r lies in the root pane (vclShiftOf: shifted only there).
+func (c *Client) treeShift(ctx context.Context, r objRef) (vclShift, bool, error) {
 	var parent objRef
 	f, err := c.property(ctx, r.Bus, r.Path, ifAccessible, "Parent", &parent)
 	if err != nil {
 		if f.fatal() {
-			return vclShift{}, err
+			return vclShift{}, false, err
 		}
-		return vclShift{}, nil
+		return vclShift{}, false, nil
 	}
 	if parent.null() || parent.Path == appRoot {
-		return c.topShift(ctx, r)
+		s, err := c.topShift(ctx, r)
+		return s, false, err
 	}
-	return c.vclShiftOf(ctx, r)
+	s, err := c.vclShiftOf(ctx, r)
+	return s, true, err
 }
 
-// shiftTree moves the bounds of n and its descendants down by their shift; native menus (and
-// everything below them) and the frame keep theirs.
-func shiftTree(n *platform.Node, s vclShift) {
+// shiftTree moves the bounds of VCL's objects in n down by their shift: the root pane and what
+// lies in it (inRoot: n does). The frame, native menus (and everything below them) and GTK's
+// widgets outside the root pane keep theirs.
+func shiftTree(n *platform.Node, s vclShift, inRoot bool) {
 	if n == nil || s == (vclShift{}) || nativeMenuRoles[n.Role] && n.Role != "frame" {
 		return
 	}
-	if dy := s.of(n.Role); n.Bounds != nil && dy != 0 {
+	inRoot = inRoot || n.Role == "root pane"
+	if dy := s.of(n.Role); inRoot && n.Bounds != nil && dy != 0 {
 		b := *n.Bounds
 		b.Y += dy
 		n.Bounds = &b
 	}
 	for _, k := range n.Children {
-		shiftTree(k, s)
+		shiftTree(k, s, inRoot)
 	}
 }
