@@ -182,6 +182,10 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		log.Info("serving a given desktop backend")
 	case attach:
 		display, wayland, sway, kwin, gnome, toplevels = at.Display, at.Wayland, at.Sway, at.KWin, at.GNOME, at.Toplevels
+		if sway != "" || toplevels {
+			// Java programs mcec starts under the session's Xwayland (headless.WithNonReparentingWM).
+			d.env = headless.WithNonReparentingWM(d.env)
+		}
 		log.Info("attached to the existing desktop", "display", display, "wayland", wayland)
 	default:
 		opts := cfg.Screen

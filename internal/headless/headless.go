@@ -273,6 +273,9 @@ func (d *Desktop) startWayland(ctx context.Context, opts Options, step func(stri
 		return err
 	}
 	d.env = waylandEnv(os.Environ(), desktop, d.waylandSocket, d.swaySocket, d.xwaylandDisplay, d.busAddr, d.dir)
+	if d.xwaylandDisplay != "" {
+		d.env = WithNonReparentingWM(d.env)
+	}
 	step(StepA11yBus)
 	return d.startA11y(ctx)
 }

@@ -43,6 +43,9 @@ func TestWaylandDesktop(t *testing.T) {
 	if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "DISPLAY=") }) {
 		t.Error("Env sets DISPLAY on a Wayland desktop")
 	}
+	if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "_JAVA_AWT_WM_NONREPARENTING=") }) {
+		t.Error("Env tells Java of a non-reparenting window manager on a desktop without Xwayland")
+	}
 
 	// A GTK 3 program opens the desktop's display natively.
 	if _, err := exec.LookPath("/usr/bin/python3"); err == nil {
@@ -89,6 +92,19 @@ func TestWaylandCheckSeesCompositorGone(t *testing.T) {
 	defer cancel()
 	if err := d.Check(ctx); err == nil || !strings.Contains(err.Error(), "sway") {
 		t.Fatalf("Check after sway died: %v, want it named", err)
+	}
+}
+
+// TestWithNonReparentingWM: Java is told of wlroots' non-reparenting Xwayland window manager,
+// unless the user said otherwise.
+func TestWithNonReparentingWM(t *testing.T) {
+	got := WithNonReparentingWM([]string{"A=1"})
+	if !slices.Equal(got, []string{"A=1", "_JAVA_AWT_WM_NONREPARENTING=1"}) {
+		t.Errorf("WithNonReparentingWM = %q", got)
+	}
+	user := []string{"_JAVA_AWT_WM_NONREPARENTING=0"}
+	if got := WithNonReparentingWM(user); !slices.Equal(got, user) {
+		t.Errorf("WithNonReparentingWM overrode the user's %q: %q", user, got)
 	}
 }
 

@@ -30,6 +30,8 @@ type task struct {
 	// toplevels drives the (sway) desktop as a wlroots compositor without sway's IPC is driven
 	// (daemon.Config.WaylandToplevels).
 	toplevels bool
+	// xwayland starts the (sway) desktop with Xwayland, for X11-only programs (Options.XWayland).
+	xwayland bool
 	// setup prepares what the app needs before the first step (a profile, a served page); it
 	// runs outside the counted calls. Optional.
 	setup func(x *run) error

@@ -37,9 +37,11 @@ type call struct {
 	env  contract.Envelope
 }
 
-func newDesk(t *testing.T, kind headless.Kind, toplevels bool) *desk {
+func newDesk(t *testing.T, kind headless.Kind, toplevels, xwayland bool) *desk {
 	t.Helper()
-	k := &desk{t: t, d: suitedesk.StartWith(t, kind, func(c *daemon.Config) { c.WaylandToplevels = toplevels })}
+	k := &desk{t: t, d: suitedesk.StartWith(t, kind, func(c *daemon.Config) {
+		c.WaylandToplevels, c.Screen.XWayland = toplevels, xwayland
+	})}
 	// Registered after the daemon's Close, so it runs first: the apps go before their desktop.
 	t.Cleanup(func() { k.procs.StopAll(t) })
 	return k

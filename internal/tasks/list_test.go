@@ -46,7 +46,43 @@ func tasks() []*task {
 	}
 	list = append(list, wayland...)
 	list = append(list, onWlroots(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
-	return append(list, onPhoc(list, "gtk3-form", "qt5-confirm-dialog")...)
+	list = append(list, onPhoc(list, "gtk3-form", "qt5-confirm-dialog")...)
+	list = append(list, onShells(list, "writer-bold-save", "calc-formula", "calc-cell-csv")...)
+	return append(list, onXWayland(list, "swing-confirm-dialog")...)
+}
+
+// onXWayland makes the tasks named, of programs that speak only X11 (Java's AWT), run on the
+// private sway desktop with Xwayland, as in a user's Wayland session: tasks of their own, named
+// "…-xwayland", in the quick subset where the X11 task is. mcec drives them through the X11
+// backend there, placed by their X screen coordinates.
+func onXWayland(list []*task, names ...string) []*task {
+	out := onWayland(list, names...)
+	for _, w := range out {
+		w.name = strings.TrimSuffix(w.name, "-wayland") + "-xwayland"
+		w.toolkit = strings.TrimSuffix(w.toolkit, " (Wayland)") + " (Xwayland on sway)"
+		w.xwayland = true
+	}
+	return out
+}
+
+// onShells makes the tasks named run on private KWin and GNOME Shell desktops too, natively on
+// Wayland: tasks of their own, named "…-kwin" and "…-gnome", in the quick subset where the X11
+// task is. LibreOffice's are there: it places its content unlike every other toolkit
+// (atspi/vcl.go), and each compositor draws its windows' frames its own way.
+func onShells(list []*task, names ...string) []*task {
+	var out []*task
+	for _, shell := range []struct {
+		kind  headless.Kind
+		label string
+	}{{headless.KWin, "KWin"}, {headless.GNOME, "GNOME"}} {
+		for _, w := range onWayland(list, names...) {
+			w.name = strings.TrimSuffix(w.name, "-wayland") + "-" + string(shell.kind)
+			w.toolkit = strings.TrimSuffix(w.toolkit, " (Wayland)") + " (" + shell.label + ")"
+			w.desktop = shell.kind
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // onPhoc makes the tasks named run on a private phoc desktop (Phosh's wlroots compositor, which

@@ -93,7 +93,7 @@ func TestTasks(t *testing.T) {
 			t.Parallel()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			x := &run{t: t, k: newDesk(t, cmp.Or(tk.desktop, headless.X11), tk.toplevels), task: tk, dir: t.TempDir(), vars: vars{}}
+			x := &run{t: t, k: newDesk(t, cmp.Or(tk.desktop, headless.X11), tk.toplevels, tk.xwayland), task: tk, dir: t.TempDir(), vars: vars{}}
 			o := x.execute()
 			if x.web != nil {
 				x.web.close()

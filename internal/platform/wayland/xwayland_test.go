@@ -34,6 +34,9 @@ func TestXWayland(t *testing.T) {
 	if desk.XWaylandDisplay() == "" || !slices.Contains(desk.Env(), "DISPLAY="+desk.XWaylandDisplay()) {
 		t.Fatalf("Xwayland display %q, not in the desktop's environment", desk.XWaylandDisplay())
 	}
+	if !slices.Contains(desk.Env(), "_JAVA_AWT_WM_NONREPARENTING=1") {
+		t.Error("Java is not told that sway's Xwayland window manager does not reparent: its windows would stay grey")
+	}
 	d, err := linux.Open(ctx, linux.Config{Wayland: desk.WaylandSocket(), Sway: desk.SwaySocket(), DBusAddress: desk.DBusAddress(),
 		AtspiCallTimeout: 2 * time.Second})
 	if err != nil {
