@@ -646,6 +646,7 @@ func (d *Desktop) stop() error {
 	if d.x != nil {
 		d.x.close(500 * time.Millisecond)
 	}
+	d.claimPhocXFiles()
 	var errs []error
 	if err := stopChildren(d.procs); err != nil {
 		errs = append(errs, err)
@@ -685,7 +686,7 @@ func (d *Desktop) removeXFiles() error {
 	if err != nil {
 		return nil
 	}
-	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || pid != d.lockPID {
+	if pid, ok := lockFilePID(b); !ok || pid != d.lockPID {
 		return nil
 	}
 	var errs []error
@@ -701,6 +702,13 @@ func (d *Desktop) removeXFiles() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// lockFilePID reads the pid in an X lock file: ten columns and a newline as X servers write it,
+// or a NUL as wlroots does for its Xwayland.
+func lockFilePID(b []byte) (int, bool) {
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimRight(string(b), "\x00")))
+	return pid, err == nil
 }
 
 // dbusEscape escapes a value for a D-Bus address.

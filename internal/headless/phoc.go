@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -83,4 +85,34 @@ func (d *Desktop) startPhoc(ctx context.Context, opts Options) error {
 		return d.fail(ctx, StepCompositor, c, fmt.Errorf("waiting for phoc's socket: %w", err))
 	}
 	return nil
+}
+
+// claimPhocXFiles makes the X socket and lock file of phoc's Xwayland the desktop's, found by
+// the pid phoc writes in the lock (it binds them after its Wayland socket answers): phoc leaves
+// them behind when it is stopped, and Stop removes them as it removes Xvfb's (removeXFiles).
+func (d *Desktop) claimPhocXFiles() {
+	if d.kind != Phoc || d.compositor == nil || d.displayNum >= 0 {
+		return
+	}
+	if n, ok := xLockOf(d.compositor.pid); ok {
+		d.displayNum, d.lockPID = n, d.compositor.pid
+	}
+}
+
+// xLockOf finds the display whose X lock file holds pid: the one a wlroots compositor claimed
+// for its Xwayland, started only when an X11 program connects.
+func xLockOf(pid int) (int, bool) {
+	locks, _ := filepath.Glob("/tmp/.X*-lock")
+	for _, l := range locks {
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(l, "/tmp/.X"), "-lock"))
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(l); err == nil {
+			if p, ok := lockFilePID(b); ok && p == pid {
+				return n, true
+			}
+		}
+	}
+	return 0, false
 }
