@@ -35,6 +35,20 @@ func open(t *testing.T) *linux.Desktop {
 	return d
 }
 
+// TestSessionByProgram: the program serving the socket is gnome-shell, and the session is found as
+// GNOME Shell by it, whatever XDG_CURRENT_DESKTOP says (a desktop that names none of them).
+func TestSessionByProgram(t *testing.T) {
+	desk := testdesk.Desktop()
+	if got := linux.CompositorProgram(desk.WaylandSocket()); got != "gnome-shell" {
+		t.Fatalf("CompositorProgram = %q, want gnome-shell", got)
+	}
+	env := map[string]string{"WAYLAND_DISPLAY": desk.WaylandSocket(), "XDG_CURRENT_DESKTOP": "Unnamed"}
+	cfg, ok, _, err := linux.Session(func(k string) string { return env[k] }, linux.CompositorProgram)
+	if err != nil || !ok || !cfg.GNOME || cfg.Toplevels {
+		t.Errorf("Session = %+v, %v, %v; want GNOME Shell's", cfg, ok, err)
+	}
+}
+
 // TestConformance runs the backend conformance suite on GNOME Shell, with the scene as a GTK 3
 // application running natively on the compositor.
 func TestConformance(t *testing.T) {

@@ -34,6 +34,20 @@ func open(t *testing.T) *linux.Desktop {
 	return d
 }
 
+// TestSessionByProgram: the program serving the socket is kwin_wayland, and the session is found as
+// KWin by it, whatever XDG_CURRENT_DESKTOP says (a desktop that names none of them).
+func TestSessionByProgram(t *testing.T) {
+	desk := testdesk.Desktop()
+	if got := linux.CompositorProgram(desk.WaylandSocket()); got != "kwin_wayland" {
+		t.Fatalf("CompositorProgram = %q, want kwin_wayland", got)
+	}
+	env := map[string]string{"WAYLAND_DISPLAY": desk.WaylandSocket(), "XDG_CURRENT_DESKTOP": "Unnamed"}
+	cfg, ok, _, err := linux.Session(func(k string) string { return env[k] }, linux.CompositorProgram)
+	if err != nil || !ok || !cfg.KWin || cfg.Toplevels {
+		t.Errorf("Session = %+v, %v, %v; want KWin's", cfg, ok, err)
+	}
+}
+
 // TestConformance runs the backend conformance suite on KWin, with the scene as a GTK 3
 // application running natively on the compositor.
 func TestConformance(t *testing.T) {
