@@ -20,7 +20,11 @@ import "github.com/mcec/mcec/internal/platform"
 //   - anything else: no rule fits, and the tree has no bounds rather than wrong ones.
 func (s *sway) Origin(w platform.Window, frame platform.Rect, children []platform.Rect) (platform.Point, bool) {
 	if w.Server == platform.ServerXWayland {
-		return platform.Point{}, true // an X11 program's extents are X screen coordinates: the layout's
+		// An X11 program's extents are X screen coordinates, the layout's, where its frame says
+		// where its window is: a Swing dialog under sway's Xwayland reports its frame at its own
+		// place plus its parent window's (939,625 for a dialog at 509,355 over a window at
+		// 430,270), and then its objects are not trusted either.
+		return platform.Point{}, frame == w.Bounds
 	}
 	return origin(w.Bounds, frame, children)
 }

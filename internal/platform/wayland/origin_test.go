@@ -6,6 +6,19 @@ import (
 	"github.com/mcec/mcec/internal/platform"
 )
 
+// TestOriginXWayland: an X11 program's extents are taken as they are where its frame lies on its
+// window, and not at all where it does not (a Swing dialog under sway's Xwayland, measured).
+func TestOriginXWayland(t *testing.T) {
+	var s sway
+	w := platform.Window{Server: platform.ServerXWayland, Bounds: platform.Rect{X: 509, Y: 355, Width: 262, Height: 90}}
+	if o, ok := s.Origin(w, w.Bounds, nil); !ok || o != (platform.Point{}) {
+		t.Errorf("a frame on its window: %v, %v; want the X coordinates as they are", o, ok)
+	}
+	if _, ok := s.Origin(w, platform.Rect{X: 939, Y: 625, Width: 262, Height: 90}, nil); ok {
+		t.Error("a frame off its window placed its objects")
+	}
+}
+
 func TestOrigin(t *testing.T) {
 	area := platform.Rect{X: 100, Y: 34, Width: 1415, Height: 732}
 	headerBar := platform.Rect{X: 26, Y: 23, Width: 1415, Height: 47}
