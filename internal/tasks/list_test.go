@@ -48,7 +48,7 @@ func tasks() []*task {
 	list = append(list, onWlroots(list, "calculator-keys", "gtk3-form", "qt5-confirm-dialog")...)
 	list = append(list, onPhoc(list, "gtk3-form", "qt5-confirm-dialog")...)
 	list = append(list, onShells(list, "writer-bold-save", "calc-formula", "calc-cell-csv")...)
-	return append(list, onXWayland(list, "swing-confirm-dialog")...)
+	return append(list, onXWayland(list, "swing-form", "swing-confirm-dialog")...)
 }
 
 // onXWayland makes the tasks named, of programs that speak only X11 (Java's AWT), run on the

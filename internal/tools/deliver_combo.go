@@ -18,8 +18,9 @@ import (
 // user does: when the combo box is on screen, open it with a click (unless its list shows
 // already) and click the entry, or, where the keyboard focus went into the opened list, move
 // to the entry with the arrow keys and press Return (GTK 4's popovers report rectangles offset
-// from where they are drawn); elsewhere through the accessibility API (the backend uses only
-// calls that choose). Either way the combo box must show the entry afterwards, read back from
+// from where they are drawn); where the combo box has no point to click (a Wayland window whose
+// place is unknown), focus and open it through the accessibility API and use those keys;
+// elsewhere through the accessibility API (the backend uses only calls that choose). Either way the combo box must show the entry afterwards, read back from
 // the combo box itself, else the call fails value-not-applied with what it shows.
 
 const (
@@ -172,6 +173,9 @@ func chooseComboEntry(ctx context.Context, env *Env, l located, byRef bool, ce *
 					"via input: the combo box %s of %s cannot be clicked to open its list: %s; use via auto or accessibility",
 					describeNode(&ce.combo), describeNode(n), why)
 			}
+			if how, ok := ce.chooseByKeys(ctx, env, l); ok {
+				return how, nil
+			}
 			return viaA11y()
 		}
 		if _, err := clickElement(ctx, env, &ce.combo, s); err != nil {
@@ -209,6 +213,43 @@ func chooseComboEntry(ctx context.Context, env *Env, l located, byRef bool, ce *
 		return delivery{}, err
 	}
 	return delivery{via: viaInput}, nil
+}
+
+// chooseByKeys chooses the entry with the keyboard where the combo box has no point to click
+// (a window whose place the compositor does not tell; Swing under Xwayland): the combo box is
+// focused and opened through the accessibility API, and the arrow keys move the list's focus to
+// the entry, Return chooses it. ok is false, with the list closed again, where the combo box
+// cannot be opened so or the focus does not go into its list: the caller then tries the
+// accessibility API's choice.
+func (ce *comboEntry) chooseByKeys(ctx context.Context, env *Env, l located) (delivery, bool) {
+	pid := l.window.ProcessID
+	if pid <= 0 {
+		return delivery{}, false
+	}
+	if _, err := env.Desktop.Act(ctx, ce.combo.Ref, platform.ActSetFocus, ""); err != nil {
+		return delivery{}, false
+	}
+	if _, err := env.Desktop.Act(ctx, ce.combo.Ref, platform.ActExpand, ""); err != nil {
+		return delivery{}, false
+	}
+	if !ce.waitListShown(ctx, env) {
+		_ = pressKeys(ctx, env, l.window, "Escape")
+		return delivery{}, false
+	}
+	keys := ce.keysTo(ctx, env, pid)
+	if keys == nil {
+		// Swing keeps the keyboard focus on the combo box while its list is open; the arrows
+		// move the list's selection, which stands for the highlight.
+		keys = ce.keysFromSelected(ctx, env)
+	}
+	if keys == nil {
+		_ = pressKeys(ctx, env, l.window, "Escape")
+		return delivery{}, false
+	}
+	if err := pressKeys(ctx, env, l.window, keys...); err != nil {
+		return delivery{}, false
+	}
+	return delivery{via: viaInput}, true
 }
 
 // freshWindow re-reads w (whether it is focused now decides whether it is activated again: an
@@ -334,6 +375,62 @@ func (ce *comboEntry) keysTo(ctx context.Context, env *Env, pid int) []string {
 	if from < 0 || to < 0 {
 		return nil
 	}
+	return arrowsThenReturn(from, to)
+}
+
+// waitListShown waits for the entry's list to show (the entry's parent: showing, whether it has
+// a place or not).
+func (ce *comboEntry) waitListShown(ctx context.Context, env *Env) bool {
+	if len(ce.chain) < 2 {
+		return false
+	}
+	deadline := time.Now().Add(comboOpenWithin)
+	for pause := 20 * time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		if p, err := env.Desktop.Element(ctx, ce.chain[1].Node.Ref); err == nil && p.Node.States["showing"] {
+			return true
+		}
+		if time.Now().Add(pause).After(deadline) || sleep(ctx, pause) != nil {
+			return false
+		}
+	}
+}
+
+// keysFromSelected returns the keys that move an open list's selection (its highlight) from the
+// selected row to the entry's row (the one row of its text) and choose it; nil when the list
+// has no one selected row.
+func (ce *comboEntry) keysFromSelected(ctx context.Context, env *Env) []string {
+	if len(ce.chain) < 2 {
+		return nil
+	}
+	t, err := env.Desktop.Subtree(ctx, ce.chain[1].Node.Ref, platform.TreeLimits{MaxDepth: 1, MaxNodes: maxComboRows, Lean: true})
+	if err != nil || t.Root == nil {
+		return nil
+	}
+	from, to := -1, -1
+	for i, c := range t.Root.Children {
+		if c.States["selected"] {
+			if from >= 0 {
+				return nil
+			}
+			from = i
+		}
+		// By its text: Java's rows are new objects at every read.
+		if strings.TrimSpace(c.Name) == ce.want {
+			if to >= 0 {
+				return nil
+			}
+			to = i
+		}
+	}
+	if from < 0 || to < 0 {
+		return nil
+	}
+	return arrowsThenReturn(from, to)
+}
+
+// arrowsThenReturn are the keys that move a list's focus or highlight from row from to row to,
+// then choose it.
+func arrowsThenReturn(from, to int) []string {
 	key := "Down"
 	if to < from {
 		key = "Up"

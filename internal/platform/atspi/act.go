@@ -374,7 +374,8 @@ func (c *Client) expandPlan(ctx context.Context, o *object, want bool) (plan, er
 		if open == want {
 			return plan{noop: true}, nil
 		}
-		if i := actionIndex(acts, "press", "click", "activate"); i >= 0 {
+		// Java's combo box offers togglePopup alone: safe, as its state was just read.
+		if i := actionIndex(acts, "press", "click", "activate", "togglePopup"); i >= 0 {
 			return doAction(o, i), nil
 		}
 	case o.role() == "menu" && o.n.info.childCount != 0:
